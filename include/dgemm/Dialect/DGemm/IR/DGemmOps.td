@@ -1,0 +1,334 @@
+//===- DGemmOps.td - The dgemm dialect ---------------------*- tablegen -*-===//
+//
+// Two levels live in this dialect:
+//  - the description (`dgemm.gemm`): one GEMM problem family as a user states
+//    it, the input of the compiler;
+//  - the kernel IR (`dgemm.kernel` and the ops inside it): a warp-specialized
+//    persistent kernel whose asynchronous operations declare the resources they
+//    touch. Synchronization ops are added by dgemm-place-sync, never written by
+//    the lowering that builds the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DGEMM_OPS
+#define DGEMM_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "dgemm/Dialect/DGemm/IR/DGemmInterfaces.td"
+
+def DGemm_Dialect : Dialect {
+  let name = "dgemm";
+  let cppNamespace = "::mlir::dgemm";
+  let summary = "Grouped GEMM descriptions and warp-specialized Hopper kernels";
+  let description = [{
+    The `dgemm` dialect describes the GEMM families of DeepGEMM's SM90 API
+    (normal, M-grouped contiguous, M-grouped masked, K-grouped contiguous) and
+    holds the kernel-level IR they are lowered to. See docs/Synchronization.md
+    for the hazard model of the kernel IR.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+class DGemm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<DGemm_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def DGemm_GemmKind : I32EnumAttr<"GemmKind", "GEMM problem family", [
+    I32EnumAttrCase<"normal", 0>,
+    I32EnumAttrCase<"m_grouped_contiguous", 1>,
+    I32EnumAttrCase<"m_grouped_masked", 2>,
+    I32EnumAttrCase<"k_grouped_contiguous", 3>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+def DGemm_GemmKindAttr : EnumAttr<DGemm_Dialect, DGemm_GemmKind, "kind"> {
+  let assemblyFormat = "$value";
+}
+
+def DGemm_MajorLayout : I32EnumAttr<"MajorLayout",
+    "Majorness of A and B in DeepGEMM's naming (N: K-major A / T: K-major B)", [
+    I32EnumAttrCase<"nt", 0>, I32EnumAttrCase<"nn", 1>,
+    I32EnumAttrCase<"tn", 2>, I32EnumAttrCase<"tt", 3>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+def DGemm_MajorLayoutAttr : EnumAttr<DGemm_Dialect, DGemm_MajorLayout, "layout"> {
+  let assemblyFormat = "$value";
+}
+
+def DGemm_TmaOperand : I32EnumAttr<"TmaOperand", "Operand a TMA copy moves", [
+    I32EnumAttrCase<"a", 0>, I32EnumAttrCase<"b", 1>,
+    I32EnumAttrCase<"sfa", 2>, I32EnumAttrCase<"sfb", 3>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+def DGemm_TmaOperandAttr : EnumAttr<DGemm_Dialect, DGemm_TmaOperand, "operand"> {
+  let assemblyFormat = "$value";
+}
+
+def DGemm_BarrierKind : I32EnumAttr<"BarrierKind", "Pipeline barrier of a stage", [
+    I32EnumAttrCase<"full", 0>, I32EnumAttrCase<"empty", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+def DGemm_BarrierKindAttr : EnumAttr<DGemm_Dialect, DGemm_BarrierKind, "barrier"> {
+  let assemblyFormat = "$value";
+}
+
+def DGemm_Multicast : I32EnumAttr<"Multicast", "Operand shared by a 2-CTA cluster", [
+    I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"a", 1>, I32EnumAttrCase<"b", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
+  let mnemonic = "config";
+  let summary = "Tuning configuration of one kernel";
+  let description = [{
+    Block sizes, pipeline depth, descriptor-slot ring size, math warpgroups,
+    cluster shape, swizzles and the SM count of the persistent grid. Filled in
+    by `dgemm-select-config` from the shared heuristics library
+    (runtime/heuristics), which the runtime uses too.
+  }];
+  let parameters = (ins
+    "int64_t":$block_m, "int64_t":$block_n, "int64_t":$block_k,
+    "int64_t":$stages, "int64_t":$desc_slots, "int64_t":$math_warpgroups,
+    "int64_t":$cluster_m, "int64_t":$cluster_n,
+    "int64_t":$swizzle_a, "int64_t":$swizzle_b, "int64_t":$num_sms);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getSmemBytes() const;
+    int64_t getThreads() const { return 128 * (1 + getMathWarpgroups()); }
+    std::string getEntryName() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// The description
+//===----------------------------------------------------------------------===//
+
+def DGemm_GemmOp : DGemm_Op<"gemm", [Symbol]> {
+  let summary = "A GEMM problem family, as the user states it";
+  let description = [{
+    Describes D = A * B (+ C) for one of DeepGEMM's SM90 GEMM kinds. Dimensions
+    are static where known and `?` where they vary per call; K is always `?`
+    for `k_grouped_contiguous` (each group has its own K).
+
+    ```mlir
+    dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
+        groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    ```
+
+    `recipe [1, 1, 128]` is per-channel scaling of A and of B on every 128-deep
+    K block ("1D1D"); `[1, 128, 128]` is per-row A scales with 128x128 block B
+    scales ("1D2D"). BF16 operands take no recipe. `config` is optional and
+    filled in by `dgemm-select-config`.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, DGemm_GemmKindAttr:$kind,
+                   DGemm_MajorLayoutAttr:$layout, I64Attr:$m, I64Attr:$n,
+                   I64Attr:$k, I64Attr:$num_groups, TypeAttr:$a_type,
+                   TypeAttr:$b_type, TypeAttr:$d_type, UnitAttr:$accumulate,
+                   OptionalAttr<DenseI64ArrayAttr>:$recipe,
+                   OptionalAttr<DGemm_ConfigAttr>:$config);
+  let assemblyFormat = [{
+    $sym_name $kind $layout `m` `=` custom<Dim>($m) `n` `=` custom<Dim>($n)
+    `k` `=` custom<Dim>($k) `groups` `=` $num_groups
+    `:` `(` $a_type `,` $b_type `)` `->` $d_type
+    (`accumulate` $accumulate^)? (`recipe` $recipe^)? (`config` $config^)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel IR: structure
+//===----------------------------------------------------------------------===//
+
+def DGemm_KernelOp : DGemm_Op<"kernel", [IsolatedFromAbove, Symbol,
+                                         SingleBlock, NoTerminator]> {
+  let summary = "A persistent GPU kernel built from a description";
+  let description = [{
+    The entry block's arguments follow the launch ABI (docs/KernelABI.md):
+    four tensor-map parameters, the a, b, d, c, ks and workspace pointers, then
+    M, N and the group count.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, DGemm_ConfigAttr:$config);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name `config` $config attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    enum Arg { TmapA, TmapB, TmapSFA, TmapSFB, PtrA, PtrB, PtrD, PtrC, PtrKs,
+               PtrWorkspace, DimM, DimN, NumGroups, NumArgs };
+    ::mlir::Value getArg(Arg arg) { return getBody().front().getArgument(arg); }
+  }];
+}
+
+def DGemm_WarpSpecializeOp : DGemm_Op<"warp_specialize", [NoTerminator,
+    HasParent<"KernelOp">]> {
+  let summary = "Splits the CTA into a producer warpgroup and math warpgroups";
+  let description = [{
+    The `producer` region runs on one elected thread of warpgroup 0 (the TMA
+    issuer); the `math` region on every thread of warpgroups 1..N. Each role
+    first moves its register budget with `setmaxnreg`. The barrier arrival
+    counts are derived by dgemm-place-sync from the roles that arrive.
+  }];
+  let arguments = (ins I32Attr:$producer_regs, I32Attr:$math_regs,
+                   OptionalAttr<I32Attr>:$full_arrivals,
+                   OptionalAttr<I32Attr>:$empty_arrivals);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$math);
+  let assemblyFormat = [{
+    `producer` `(` `regs` `=` $producer_regs `)` $producer
+    `math` `(` `regs` `=` $math_regs `)` $math attr-dict
+  }];
+}
+
+def DGemm_StageOp : DGemm_Op<"stage", [Pure]> {
+  let summary = "Maps a pipeline iteration to its stage and phase parity";
+  let arguments = (ins I32:$iteration, I32Attr:$stages);
+  let results = (outs I32:$stage, I32:$phase);
+  let assemblyFormat = "$iteration `of` $stages attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel IR: operations with resource effects (no synchronization)
+//===----------------------------------------------------------------------===//
+
+def DGemm_DescUpdateOp : DGemm_Op<"desc.update",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
+  let summary = "Rewrites a tensor-map slot for one group's A or B";
+  let description = [{
+    Copies the operand's template tensor map into descriptor slot `slot` of
+    this CTA's workspace and replaces its global address (base + rows *
+    k_offset), inner dimension and row stride (k_size) with `tensormap.replace`.
+    A generic-proxy write of the slot; the first load to use it is pipeline
+    iteration `before_iteration`.
+  }];
+  let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$slot, I32:$group,
+                   I64:$k_offset, I32:$k_size, I32:$before_iteration);
+  let assemblyFormat = [{
+    $operand `slot` `(` $slot `)` `group` `(` $group `)` `k_offset` `(` $k_offset `)`
+    `k_size` `(` $k_size `)` `before_iteration` `(` $before_iteration `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def DGemm_TmaLoadOp : DGemm_Op<"tma.load",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
+  let summary = "Asynchronous tensor copy of one operand tile into a stage";
+  let description = [{
+    `cp.async.bulk.tensor` of the operand's box at (x, y) into stage `stage`.
+    A and B go through descriptor slot `slot` (an async read of the slot); sfa
+    and sfb through their kernel-parameter tensor maps.
+  }];
+  let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$stage, I32:$x,
+                   I32:$y, Optional<I32>:$slot);
+  let assemblyFormat = [{
+    $operand `stage` `(` $stage `)` `at` `(` $x `,` $y `)` (`slot` `(` $slot^ `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{ int64_t getTxBytes(); }];
+}
+
+def DGemm_MmaOp : DGemm_Op<"mma",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
+  let summary = "One 128-deep FP8 block product on the tensor cores";
+  let description = [{
+    Four `wgmma.mma_async m64nNk32` e4m3 x e4m3 -> f32 reading A and B of stage
+    `stage` (K-major, 128B swizzle) into a fresh accumulator fragment. The
+    stage reads and the accumulator write complete asynchronously.
+  }];
+  let arguments = (ins I32:$stage);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$acc);
+  let assemblyFormat = "`stage` `(` $stage `)` attr-dict `:` type($acc)";
+}
+
+def DGemm_PromoteOp : DGemm_Op<"promote",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>,
+     AllTypesMatch<["sum", "acc", "result"]>]> {
+  let summary = "Scales a block product and adds it to the FP32 sum";
+  let description = [{
+    result = sum + acc * sfa[row] * sfb[col], with the scales read from stage
+    `stage` by ordinary shared-memory loads.
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$sum,
+                   VectorOfRankAndType<[1], [F32]>:$acc, I32:$stage);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = "$acc `into` $sum `scales` `(` $stage `)` attr-dict `:` type($result)";
+}
+
+def DGemm_EpilogueOp : DGemm_Op<"epilogue"> {
+  let summary = "Writes d[group] = c[group] + sum for one output tile";
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$sum, I32:$group,
+                   I32:$m_block, I32:$n_block);
+  let assemblyFormat = [{
+    $sum `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` attr-dict `:` type($sum)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel IR: synchronization (placed by dgemm-place-sync)
+//===----------------------------------------------------------------------===//
+
+def DGemm_WaitOp : DGemm_Op<"wait"> {
+  let summary = "Waits for a phase of a stage's full or empty mbarrier";
+  let description = [{
+    `full`: the stage's TMA loads for `phase` have landed. `empty`: every math
+    thread released the stage's previous contents (parity `phase ^ 1`, so the
+    first pass over a fresh barrier does not block).
+  }];
+  let arguments = (ins DGemm_BarrierKindAttr:$barrier, I32:$stage, I32:$phase);
+  let assemblyFormat = "$barrier `(` $stage `)` `phase` `(` $phase `)` attr-dict";
+}
+
+def DGemm_ArriveOp : DGemm_Op<"arrive"> {
+  let summary = "Arrives on a stage's full (with expected bytes) or empty mbarrier";
+  let arguments = (ins DGemm_BarrierKindAttr:$barrier, I32:$stage,
+                   OptionalAttr<I64Attr>:$tx_bytes);
+  let assemblyFormat = "$barrier `(` $stage `)` (`tx` $tx_bytes^)? attr-dict";
+}
+
+def DGemm_MmaWaitOp : DGemm_Op<"mma.wait"> {
+  let summary = "Waits until the executing warpgroup's WGMMAs completed";
+  let assemblyFormat = "attr-dict";
+}
+
+def DGemm_DescDrainOp : DGemm_Op<"desc.drain"> {
+  let summary = "Waits until no TMA load can still read a descriptor slot";
+  let description = [{
+    Every load that used the slot's previous contents completed: the producer
+    waits on the full barriers of those pipeline iterations before
+    `before_iteration` that may still be in flight.
+  }];
+  let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$slot,
+                   I32:$before_iteration);
+  let assemblyFormat = [{
+    $operand `slot` `(` $slot `)` `before_iteration` `(` $before_iteration `)` attr-dict
+  }];
+}
+
+def DGemm_DescPublishOp : DGemm_Op<"desc.publish"> {
+  let summary = "Publishes a rewritten descriptor slot to the tensormap proxy";
+  let description = [{
+    `fence.proxy.tensormap::generic.release.gpu` then
+    `fence.proxy.tensormap::generic.acquire.gpu` on the slot's 128 bytes.
+  }];
+  let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$slot);
+  let assemblyFormat = "$operand `slot` `(` $slot `)` attr-dict";
+}
+
+#endif // DGEMM_OPS

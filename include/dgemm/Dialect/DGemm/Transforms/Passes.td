@@ -1,0 +1,104 @@
+//===- Passes.td - dgemm passes ----------------------------*- tablegen -*-===//
+
+#ifndef DGEMM_PASSES
+#define DGEMM_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def DGemmSelectConfig : Pass<"dgemm-select-config", "ModuleOp"> {
+  let summary = "Chooses a tuning configuration for every dgemm.gemm without one";
+  let description = [{
+    Runs the shared heuristics library (runtime/heuristics, also used by the
+    runtime) on each `dgemm.gemm` that has no `config`: block sizes, pipeline
+    depth, descriptor slots and math warpgroups for the target's SM count and
+    shared-memory budget. A configuration already present is kept (and was
+    checked by the verifier).
+  }];
+  let options = [
+    Option<"numSMs", "num-sms", "int", "132", "Multiprocessors of the target">,
+    Option<"smemBytes", "smem-bytes", "int", "232448",
+           "Dynamic shared memory per block of the target (227 KiB on H200)">,
+    Option<"expectedK", "expected-k", "int64_t", "0",
+           "Expected K per group for k-grouped problems (0: heuristic default)">
+  ];
+  let statistics = [
+    Statistic<"numSelected", "num-selected", "Configurations chosen">
+  ];
+}
+
+def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
+  let summary = "Builds the warp-specialized persistent kernel of each description";
+  let description = [{
+    Replaces each configured `dgemm.gemm` by a `dgemm.kernel`: a producer role
+    (one thread issuing TMA loads into a ring of shared-memory stages and
+    rewriting per-group tensor maps in a ring of descriptor slots) and a math
+    role (WGMMA per 128-deep block, FP32 promotion with the block's scales,
+    epilogue), both walking the same persistent tile schedule. The kernel
+    carries no synchronization: its operations only declare what they read and
+    write. Only k_grouped_contiguous is lowered today.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "Kernels built">
+  ];
+}
+
+def DGemmPlaceSync : Pass<"dgemm-place-sync", "ModuleOp"> {
+  let summary = "Derives barriers, waits and fences from resource effects";
+  let description = [{
+    For every role of every `dgemm.warp_specialize`, reads the resource
+    accesses its operations declare and inserts:
+    - before the producer's first async write of a stage in an iteration, a
+      wait on the stage's empty barrier and an arrive on its full barrier
+      expecting the bytes of all writes of that stage in the iteration;
+    - before the math role's first read of a stage, a wait on its full
+      barrier; before a generic read of an accumulator written by WGMMA, a
+      `dgemm.mma.wait`; after the last read of a stage (and the wait that
+      completes its async reads), an arrive on its empty barrier;
+    - before each generic write of a descriptor slot, a drain of the loads
+      that may still read it, and after it the tensormap release/acquire pair;
+    and records the barriers' arrival counts on the warp_specialize op.
+  }];
+  let options = [
+    Option<"skipDescriptorDrain", "unsafe-skip-descriptor-drain", "bool",
+           "false",
+           "TEST ONLY: omit the drain before descriptor rewrites, reproducing "
+           "DeepGEMM 2.6.1's race">
+  ];
+  let statistics = [
+    Statistic<"numWaits", "num-waits", "Barrier waits placed">,
+    Statistic<"numArrives", "num-arrives", "Barrier arrives placed">,
+    Statistic<"numDrains", "num-drains", "Descriptor drains placed">
+  ];
+}
+
+def DGemmVerifySync : Pass<"dgemm-verify-sync", "ModuleOp"> {
+  let summary = "Rejects kernels with an unordered hazard";
+  let description = [{
+    An independent checker over the same resource effects: a stage read before
+    its full-barrier wait, a stage written before its empty-barrier wait, a
+    stage released while an asynchronous read may be pending, a full-barrier
+    arrive whose byte count differs from the loads it covers, an accumulator
+    read before its WGMMA completed, a descriptor slot rewritten while TMA
+    loads issued with its previous contents may still read it, or a load
+    through a rewritten slot before the tensormap release/acquire. Each error
+    names both operations of the hazard.
+  }];
+}
+
+def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
+  let summary = "Lowers dgemm kernels to NVVM and LLVM dialect functions";
+  let description = [{
+    Each `dgemm.kernel` becomes an `llvm.func` marked `nvvm.kernel` whose
+    tensor-map parameters are by-value grid constants; the kernel ops become
+    `nvvm` mbarrier, `cp.async.bulk.tensor`, `wgmma`, proxy-fence and
+    `setmaxnreg` operations (inline PTX where NVVM has no op, such as
+    `tensormap.replace`). arith and scf are left for the upstream conversions.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+#endif // DGEMM_PASSES

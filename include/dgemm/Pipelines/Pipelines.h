@@ -1,0 +1,41 @@
+//===- Pipelines.h - The dgemm compilation pipeline ---------------*- C++ -*-===//
+//
+// The whole lowering, description to LLVM dialect, built from an options
+// struct so that dgemm-opt, dgemm-translate and tests share one definition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DGEMM_PIPELINES_PIPELINES_H
+#define DGEMM_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::dgemm {
+
+struct DGemmPipelineOptions
+    : public PassPipelineOptions<DGemmPipelineOptions> {
+  Option<int> numSMs{*this, "num-sms", llvm::cl::desc("Target SM count"),
+                     llvm::cl::init(132)};
+  Option<int> smemBytes{*this, "smem-bytes",
+                        llvm::cl::desc("Target shared memory per block"),
+                        llvm::cl::init(232448)};
+  Option<bool> skipDescriptorDrain{
+      *this, "unsafe-skip-descriptor-drain",
+      llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "
+                     "DeepGEMM 2.6.1 race)"),
+      llvm::cl::init(false)};
+};
+
+/// dgemm-select-config, dgemm-lower-to-kernel, dgemm-place-sync,
+/// dgemm-verify-sync, convert-dgemm-to-nvvm, then the upstream conversions to
+/// the LLVM dialect (scf, arith, cf, nvvm inline PTX).
+void buildDGemmToLLVMPipeline(OpPassManager &pm,
+                              const DGemmPipelineOptions &options);
+
+/// Registers the pipeline as `dgemm-to-llvm`.
+void registerDGemmPipelines();
+
+} // namespace mlir::dgemm
+
+#endif // DGEMM_PIPELINES_PIPELINES_H

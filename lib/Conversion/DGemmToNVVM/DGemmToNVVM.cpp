@@ -1,0 +1,662 @@
+//===- DGemmToNVVM.cpp - Lower dgemm kernels to NVVM ----------------------===//
+//
+// Each dgemm.kernel becomes an llvm.func kernel; its dgemm ops become NVVM
+// operations (mbarrier, cp.async.bulk.tensor, wgmma, proxy fences,
+// setmaxregister) and LLVM arithmetic. `tensormap.replace`, which NVVM has no
+// op for, is emitted as inline PTX. arith and scf are left to the upstream
+// conversions that follow in the pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::dgemm {
+#define GEN_PASS_DEF_CONVERTDGEMMTONVVM
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h.inc"
+} // namespace mlir::dgemm
+
+using namespace mlir;
+using namespace mlir::dgemm;
+
+namespace {
+
+constexpr StringLiteral kSmemSymbol = "dgemm_dynamic_smem";
+
+/// Byte offsets of the shared-memory carve-up; must match smemBytesFor() in
+/// runtime/heuristics (1024 bytes of slack are reserved there for alignment).
+struct SmemLayout {
+  int64_t stages, aBytes, bBytes, sfaBytes, sfbBytes;
+  int64_t aBase, bBase, sfaBase, sfbBase, fullBase, emptyBase;
+
+  explicit SmemLayout(ConfigAttr c) {
+    auto align = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
+    stages = c.getStages();
+    aBytes = c.getBlockM() * c.getBlockK();
+    bBytes = c.getBlockN() * c.getBlockK();
+    sfaBytes = align(c.getBlockM() * 4, 128);
+    sfbBytes = align(c.getBlockN() * 4, 128);
+    aBase = 0;
+    bBase = aBase + stages * aBytes;
+    sfaBase = bBase + stages * bBytes;
+    sfbBase = sfaBase + stages * sfaBytes;
+    fullBase = sfbBase + stages * sfbBytes;
+    emptyBase = fullBase + stages * 8;
+  }
+};
+
+/// Lowers the ops of one kernel. Holds the values every op needs.
+class KernelLowering {
+public:
+  KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config)
+      : func(func), config(config), layout(config),
+        ctx(func.getContext()) {}
+
+  LogicalResult run(WarpSpecializeOp ws);
+
+private:
+  // --- small emitters -------------------------------------------------------
+  Value i32(OpBuilder &b, Location loc, int64_t v) {
+    return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), v);
+  }
+  Value i64(OpBuilder &b, Location loc, int64_t v) {
+    return b.create<LLVM::ConstantOp>(loc, b.getI64Type(), v);
+  }
+  Type smemPtr() { return LLVM::LLVMPointerType::get(ctx, 3); }
+  Type genericPtr() { return LLVM::LLVMPointerType::get(ctx); }
+  Type globalPtr() { return LLVM::LLVMPointerType::get(ctx, 1); }
+  Value arg(KernelOp::Arg a) { return func.getArgument(a); }
+
+  /// Shared-memory pointer `base + offset` (offset an i32 value).
+  Value smemAt(OpBuilder &b, Location loc, Value offset) {
+    Value base = b.create<LLVM::AddressOfOp>(loc, smemPtr(), kSmemSymbol);
+    return b.create<LLVM::GEPOp>(loc, smemPtr(), b.getI8Type(), base,
+                                 ValueRange{offset});
+  }
+  Value stageBuffer(OpBuilder &b, Location loc, int64_t base, int64_t bytes,
+                    Value stage) {
+    Value off = b.create<LLVM::MulOp>(loc, stage, i32(b, loc, bytes));
+    off = b.create<LLVM::AddOp>(loc, off, i32(b, loc, base));
+    return smemAt(b, loc, off);
+  }
+  Value barrier(OpBuilder &b, Location loc, BarrierKind kind, Value stage) {
+    return stageBuffer(b, loc,
+                       kind == BarrierKind::full ? layout.fullBase
+                                                 : layout.emptyBase,
+                       8, stage);
+  }
+  Value tid(OpBuilder &b, Location loc) {
+    return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+  }
+  /// Address of descriptor slot `slot` of `operand` for this CTA:
+  /// workspace + ((blockIdx.x * slots + slot) * 2 + operand) * 128.
+  Value slotAddress(OpBuilder &b, Location loc, TmaOperand operand,
+                    Value slot) {
+    Value cta = b.create<NVVM::BlockIdXOp>(loc, b.getI32Type());
+    Value idx = b.create<LLVM::MulOp>(loc, cta,
+                                      i32(b, loc, config.getDescSlots()));
+    idx = b.create<LLVM::AddOp>(loc, idx, slot);
+    idx = b.create<LLVM::MulOp>(loc, idx, i32(b, loc, 2));
+    idx = b.create<LLVM::AddOp>(
+        loc, idx, i32(b, loc, operand == TmaOperand::a ? 0 : 1));
+    Value off = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), idx);
+    off = b.create<LLVM::MulOp>(loc, off, i64(b, loc, 128));
+    return b.create<LLVM::GEPOp>(loc, globalPtr(), b.getI8Type(),
+                                 arg(KernelOp::PtrWorkspace), ValueRange{off});
+  }
+  Value toGeneric(OpBuilder &b, Location loc, Value p) {
+    return b.create<LLVM::AddrSpaceCastOp>(loc, genericPtr(), p);
+  }
+  void inlinePtx(OpBuilder &b, Location loc, StringRef ptx,
+                 StringRef constraints, ValueRange operands) {
+    b.create<LLVM::InlineAsmOp>(
+        loc, TypeRange{}, operands, ptx, constraints, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
+  /// lastUse[r] = (slot == r) ? it : lastUse[r], for every r: plain stores
+  /// to scalar allocas, which SROA turns into registers.
+  void recordUse(OpBuilder &b, Location loc, Value slot, Value it) {
+    for (auto [r, cell] : llvm::enumerate(lastUse)) {
+      Value old = b.create<LLVM::LoadOp>(loc, b.getI32Type(), cell);
+      Value hit = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, slot,
+                                         i32(b, loc, r));
+      b.create<LLVM::StoreOp>(loc, b.create<LLVM::SelectOp>(loc, hit, it, old),
+                              cell);
+    }
+  }
+
+  // --- op lowerings ---------------------------------------------------------
+  void lowerStage(StageOp op);
+  void lowerWait(WaitOp op);
+  void lowerArrive(ArriveOp op);
+  void lowerTmaLoad(TmaLoadOp op);
+  void lowerDescUpdate(DescUpdateOp op);
+  void lowerDescDrain(DescDrainOp op);
+  void lowerDescPublish(DescPublishOp op);
+  void lowerMma(MmaOp op);
+  void lowerMmaWait(MmaWaitOp op);
+  void lowerPromote(PromoteOp op);
+  void lowerEpilogue(EpilogueOp op);
+
+  LLVM::LLVMFuncOp func;
+  ConfigAttr config;
+  SmemLayout layout;
+  MLIRContext *ctx;
+  /// Producer-thread registers: the last pipeline iteration that loaded
+  /// through each descriptor slot (what a drain must wait for).
+  SmallVector<Value> lastUse;
+};
+
+void KernelLowering::lowerStage(StageOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value s = i32(b, loc, op.getStages());
+  Value stage = b.create<arith::RemUIOp>(loc, op.getIteration(), s);
+  Value round = b.create<arith::DivUIOp>(loc, op.getIteration(), s);
+  Value phase = b.create<arith::AndIOp>(loc, round, i32(b, loc, 1));
+  op.getStage().replaceAllUsesWith(stage);
+  op.getPhase().replaceAllUsesWith(phase);
+  op.erase();
+}
+
+void KernelLowering::lowerWait(WaitOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value parity = op.getPhase();
+  // The producer waits for the release of the stage's previous contents: a
+  // fresh barrier counts as released (its "previous" phase has parity 1).
+  if (op.getBarrier() == BarrierKind::empty)
+    parity = b.create<LLVM::XOrOp>(loc, parity, i32(b, loc, 1));
+  b.create<NVVM::MBarrierTryWaitParityOp>(
+      loc, barrier(b, loc, op.getBarrier(), op.getStage()), parity,
+      i32(b, loc, 0x989680));
+  op.erase();
+}
+
+void KernelLowering::lowerArrive(ArriveOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value bar = barrier(b, loc, op.getBarrier(), op.getStage());
+  if (std::optional<uint64_t> tx = op.getTxBytes())
+    b.create<NVVM::MBarrierArriveExpectTxOp>(
+        loc, Type(), bar, i32(b, loc, static_cast<int64_t>(*tx)),
+        NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+  else
+    b.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value(),
+                                     NVVM::MemScopeKind::CTA,
+                                     /*relaxed=*/false);
+  op.erase();
+}
+
+void KernelLowering::lowerTmaLoad(TmaLoadOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value dst, desc;
+  switch (op.getOperand()) {
+  case TmaOperand::a:
+    dst = stageBuffer(b, loc, layout.aBase, layout.aBytes, op.getStage());
+    break;
+  case TmaOperand::b:
+    dst = stageBuffer(b, loc, layout.bBase, layout.bBytes, op.getStage());
+    break;
+  case TmaOperand::sfa:
+    dst = stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, op.getStage());
+    desc = arg(KernelOp::TmapSFA);
+    break;
+  case TmaOperand::sfb:
+    dst = stageBuffer(b, loc, layout.sfbBase, layout.sfbBytes, op.getStage());
+    desc = arg(KernelOp::TmapSFB);
+    break;
+  }
+  if (Value slot = op.getSlot()) {
+    desc = toGeneric(b, loc, slotAddress(b, loc, op.getOperand(), slot));
+    // Remember the iteration for the drain before the slot's next rewrite.
+    recordUse(b, loc, slot, op.getStage().getDefiningOp<StageOp>().getIteration());
+  }
+  Value bar = barrier(b, loc, BarrierKind::full, op.getStage());
+  b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+      loc, dst, desc, ValueRange{op.getX(), op.getY()}, bar, ValueRange{},
+      Value(), Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/true,
+      NVVM::CTAGroupKindAttr(), Value());
+  op.erase();
+}
+
+void KernelLowering::lowerDescUpdate(DescUpdateOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  bool isA = op.getOperand() == TmaOperand::a;
+  Value slot = slotAddress(b, loc, op.getOperand(), op.getSlot());
+  // Start from the host-encoded template (a kernel parameter) ...
+  Value tmpl = arg(isA ? KernelOp::TmapA : KernelOp::TmapB);
+  for (int64_t i = 0; i < 16; ++i) {
+    Value src = b.create<LLVM::GEPOp>(loc, genericPtr(), b.getI64Type(), tmpl,
+                                      ArrayRef<LLVM::GEPArg>{i});
+    Value v = b.create<LLVM::LoadOp>(loc, b.getI64Type(), src, /*align=*/8);
+    Value dst = b.create<LLVM::GEPOp>(loc, globalPtr(), b.getI64Type(), slot,
+                                      ArrayRef<LLVM::GEPArg>{i});
+    b.create<LLVM::StoreOp>(loc, v, dst, /*align=*/8);
+  }
+  // ... and point it at this group: base + rows * k_offset, K_g x rows with
+  // a K_g-byte row stride.
+  Value rows = b.create<LLVM::ZExtOp>(
+      loc, b.getI64Type(), arg(isA ? KernelOp::DimM : KernelOp::DimN));
+  Value base = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(),
+                                          arg(isA ? KernelOp::PtrA
+                                                  : KernelOp::PtrB));
+  Value addr = b.create<LLVM::AddOp>(
+      loc, base, b.create<LLVM::MulOp>(loc, rows, op.getKOffset()));
+  Value k64 = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), op.getKSize());
+  inlinePtx(b, loc,
+            "tensormap.replace.tile.global_address.global.b1024.b64 [$0], $1;",
+            "l,l", ValueRange{slot, addr});
+  inlinePtx(b, loc,
+            "tensormap.replace.tile.global_dim.global.b1024.b32 [$0], 0, $1;",
+            "l,r", ValueRange{slot, op.getKSize()});
+  inlinePtx(b, loc,
+            "tensormap.replace.tile.global_stride.global.b1024.b64 [$0], 0, "
+            "$1;",
+            "l,l", ValueRange{slot, k64});
+  op.erase();
+}
+
+void KernelLowering::lowerDescDrain(DescDrainOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value last;
+  for (auto [r, cell] : llvm::enumerate(lastUse)) {
+    Value v = b.create<LLVM::LoadOp>(loc, b.getI32Type(), cell);
+    if (!last) {
+      last = v;
+      continue;
+    }
+    Value hit = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                       op.getSlot(), i32(b, loc, r));
+    last = b.create<LLVM::SelectOp>(loc, hit, v, last);
+  }
+  // Iterations before it - stages had their stage refilled, which required
+  // the consumers to see them complete; only the last `stages` iterations up
+  // to the slot's last use can still be in flight.
+  Value it = op.getBeforeIteration();
+  Value lo = b.create<arith::SubIOp>(loc, it, i32(b, loc, layout.stages));
+  lo = b.create<arith::MaxSIOp>(loc, lo, i32(b, loc, 0));
+  Value hi = b.create<arith::AddIOp>(loc, last, i32(b, loc, 1));
+  auto loop = b.create<scf::ForOp>(loc, lo, hi, i32(b, loc, 1));
+  b.setInsertionPointToStart(loop.getBody());
+  Value j = loop.getInductionVar();
+  Value s = i32(b, loc, layout.stages);
+  Value stage = b.create<arith::RemUIOp>(loc, j, s);
+  Value parity = b.create<arith::AndIOp>(
+      loc, b.create<arith::DivUIOp>(loc, j, s), i32(b, loc, 1));
+  b.create<NVVM::MBarrierTryWaitParityOp>(
+      loc, barrier(b, loc, BarrierKind::full, stage), parity,
+      i32(b, loc, 0x989680));
+  op.erase();
+}
+
+void KernelLowering::lowerDescPublish(DescPublishOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value slot = toGeneric(b, loc, slotAddress(b, loc, op.getOperand(),
+                                             op.getSlot()));
+  b.create<NVVM::FenceProxyReleaseOp>(loc, NVVM::MemScopeKind::GPU,
+                                      NVVM::ProxyKind::GENERIC,
+                                      NVVM::ProxyKind::TENSORMAP);
+  b.create<NVVM::FenceProxyAcquireOp>(loc, NVVM::MemScopeKind::GPU, slot,
+                                      i32(b, loc, 128),
+                                      NVVM::ProxyKind::GENERIC,
+                                      NVVM::ProxyKind::TENSORMAP);
+  op.erase();
+}
+
+/// Math warpgroup index (0-based) of the executing thread.
+static Value mathWarpgroup(OpBuilder &b, Location loc, Value tid) {
+  Value wg = b.create<arith::DivUIOp>(
+      loc, tid, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 128));
+  return b.create<arith::SubIOp>(
+      loc, wg, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 1));
+}
+
+void KernelLowering::lowerMma(MmaOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t n = config.getBlockN();
+  Value wg = mathWarpgroup(b, loc, tid(b, loc));
+  Value aOff = b.create<LLVM::MulOp>(loc, op.getStage(),
+                                     i32(b, loc, layout.aBytes));
+  aOff = b.create<LLVM::AddOp>(
+      loc, aOff, b.create<LLVM::MulOp>(loc, wg, i32(b, loc, 64 * 128)));
+  Value aAddr = b.create<LLVM::AddOp>(loc, aOff, i32(b, loc, layout.aBase));
+  Value bAddr = b.create<LLVM::AddOp>(
+      loc, b.create<LLVM::MulOp>(loc, op.getStage(), i32(b, loc, layout.bBytes)),
+      i32(b, loc, layout.bBase));
+  // Shared-window address of the dynamic buffer.
+  Value base = b.create<LLVM::AddressOfOp>(loc, smemPtr(), kSmemSymbol);
+  Value base32 = b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), base);
+  // K-major, 128B swizzle: SBO = 1024 bytes (8 rows of 128 bytes), LBO unused,
+  // layout type 1 in bits 62-63.
+  auto descriptor = [&](Value offset) {
+    Value addr = b.create<LLVM::AddOp>(loc, base32, offset);
+    Value field = b.create<LLVM::LShrOp>(
+        loc, b.create<LLVM::AndOp>(loc, addr, i32(b, loc, 0x3FFFF)),
+        i32(b, loc, 4));
+    Value d = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), field);
+    int64_t hi = (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) |
+                 (int64_t(1) << 62);
+    return b.create<LLVM::OrOp>(loc, d, i64(b, loc, hi)).getResult();
+  };
+  Value descA = descriptor(aAddr), descB = descriptor(bAddr);
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(n / 2, b.getF32Type()));
+  Value acc = b.create<LLVM::UndefOp>(loc, structType);
+  b.create<NVVM::WgmmaFenceAlignedOp>(loc);
+  for (int64_t kk = 0; kk < 4; ++kk) {
+    // 32 FP8 elements of K = 32 bytes = 2 in the descriptor's 16-byte units.
+    Value step = i64(b, loc, kk * 2);
+    Value da = b.create<LLVM::AddOp>(loc, descA, step);
+    Value db = b.create<LLVM::AddOp>(loc, descB, step);
+    acc = b.create<NVVM::WgmmaMmaAsyncOp>(
+        loc, structType, acc, da, db,
+        NVVM::MMAShapeAttr::get(ctx, 64, n, 32),
+        NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::e4m3,
+        NVVM::WGMMATypes::f32,
+        kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row, NVVM::MMALayout::col,
+        NVVM::MMAIntOverflowAttr());
+  }
+  b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+  // The registers are read only by dgemm.promote, after dgemm.mma.wait; keep
+  // them in their struct until then.
+  auto cast = b.create<UnrealizedConversionCastOp>(loc, op.getAcc().getType(),
+                                                   acc);
+  op.getAcc().replaceAllUsesWith(cast.getResult(0));
+  op.erase();
+}
+
+void KernelLowering::lowerMmaWait(MmaWaitOp op) {
+  OpBuilder b(op);
+  b.create<NVVM::WgmmaWaitGroupSyncOp>(op.getLoc(), 0);
+  op.erase();
+}
+
+/// Fragment coordinates of the executing math thread for m64nNk32 f32
+/// accumulators: register r = j*4 + i*2 + c holds row (16*warp + lane/4 + 8*i)
+/// of the warpgroup's 64 rows and column (8*j + 2*(lane%4) + c).
+struct Fragment {
+  Value rowInTile; ///< row of i = 0 within the CTA tile
+  Value colInTile; ///< column of j = 0, c = 0
+};
+static Fragment fragmentOf(OpBuilder &b, Location loc, Value tid) {
+  auto c = [&](int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+  };
+  Value wg = mathWarpgroup(b, loc, tid);
+  Value inWg = b.create<arith::RemUIOp>(loc, tid, c(128));
+  Value warp = b.create<arith::DivUIOp>(loc, inWg, c(32));
+  Value lane = b.create<arith::RemUIOp>(loc, tid, c(32));
+  Value row = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, wg, c(64)),
+      b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, warp, c(16)),
+                              b.create<arith::DivUIOp>(loc, lane, c(4))));
+  Value col = b.create<arith::MulIOp>(
+      loc, b.create<arith::RemUIOp>(loc, lane, c(4)), c(2));
+  return {row, col};
+}
+
+void KernelLowering::lowerPromote(PromoteOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t n = config.getBlockN();
+  Fragment f = fragmentOf(b, loc, tid(b, loc));
+  auto cast = op.getAcc().getDefiningOp<UnrealizedConversionCastOp>();
+  Value accStruct = cast.getOperand(0);
+  Value sfa = stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, op.getStage());
+  Value sfb = stageBuffer(b, loc, layout.sfbBase, layout.sfbBytes, op.getStage());
+  Type f32 = b.getF32Type();
+  auto v2 = VectorType::get({2}, f32);
+  Value sa[2];
+  for (int i = 0; i < 2; ++i) {
+    Value row = b.create<arith::AddIOp>(loc, f.rowInTile, i32(b, loc, 8 * i));
+    Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfa, ValueRange{row});
+    sa[i] = b.create<LLVM::LoadOp>(loc, f32, p, /*align=*/4);
+  }
+  Value sum = op.getSum();
+  for (int64_t j = 0; j < n / 8; ++j) {
+    Value col = b.create<arith::AddIOp>(loc, f.colInTile, i32(b, loc, 8 * j));
+    Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfb, ValueRange{col});
+    Value sb2 = b.create<LLVM::LoadOp>(loc, v2, p, /*align=*/8);
+    for (int i = 0; i < 2; ++i)
+      for (int c = 0; c < 2; ++c) {
+        int64_t r = j * 4 + i * 2 + c;
+        Value a = b.create<LLVM::ExtractValueOp>(loc, accStruct, r);
+        // Pin the read after wgmma.wait_group (an empty asm that "modifies"
+        // the register), as CUTLASS's warpgroup_fence_operand does.
+        a = b.create<LLVM::InlineAsmOp>(
+                 loc, f32, ValueRange{a}, "", "=f,0", /*has_side_effects=*/true,
+                 false, LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                 ArrayAttr())
+                .getResult(0);
+        Value sb = b.create<LLVM::ExtractElementOp>(loc, sb2, i32(b, loc, c));
+        Value scale = b.create<LLVM::FMulOp>(loc, sa[i], sb);
+        Value idx = i32(b, loc, r);
+        Value old = b.create<LLVM::ExtractElementOp>(loc, sum, idx);
+        Value nv = b.create<LLVM::FMAOp>(loc, a, scale, old);
+        sum = b.create<LLVM::InsertElementOp>(loc, sum, nv, idx);
+      }
+  }
+  op.getResult().replaceAllUsesWith(sum);
+  op.erase();
+  if (cast.use_empty())
+    cast.erase();
+}
+
+void KernelLowering::lowerEpilogue(EpilogueOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t n = config.getBlockN();
+  Fragment f = fragmentOf(b, loc, tid(b, loc));
+  Value m = arg(KernelOp::DimM), nDim = arg(KernelOp::DimN);
+  Value row0 = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, op.getMBlock(),
+                                   i32(b, loc, config.getBlockM())),
+      f.rowInTile);
+  Value col0 = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, op.getNBlock(),
+                                   i32(b, loc, config.getBlockN())),
+      f.colInTile);
+  auto ext = [&](Value v) {
+    return b.create<arith::ExtUIOp>(loc, b.getI64Type(), v).getResult();
+  };
+  Type f32 = b.getF32Type();
+  auto v2 = VectorType::get({2}, f32);
+  Value groupRows = b.create<arith::MulIOp>(loc, ext(op.getGroup()), ext(m));
+  for (int i = 0; i < 2; ++i) {
+    Value row = b.create<arith::AddIOp>(loc, row0, i32(b, loc, 8 * i));
+    Value rowOk = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m);
+    Value rowOff = b.create<arith::MulIOp>(
+        loc, b.create<arith::AddIOp>(loc, groupRows, ext(row)), ext(nDim));
+    for (int64_t j = 0; j < n / 8; ++j) {
+      Value col = b.create<arith::AddIOp>(loc, col0, i32(b, loc, 8 * j));
+      // N is a multiple of 4 and col even: col < N covers col + 1 too.
+      Value ok = b.create<arith::AndIOp>(
+          loc, rowOk,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim));
+      auto ifOk = b.create<scf::IfOp>(loc, ok, /*withElse=*/false);
+      OpBuilder t = ifOk.getThenBodyBuilder();
+      Value off = t.create<arith::AddIOp>(loc, rowOff,
+                                          t.create<arith::ExtUIOp>(
+                                              loc, t.getI64Type(), col));
+      Value cp = t.create<LLVM::GEPOp>(loc, globalPtr(), f32,
+                                       arg(KernelOp::PtrC), ValueRange{off});
+      Value dp = t.create<LLVM::GEPOp>(loc, globalPtr(), f32,
+                                       arg(KernelOp::PtrD), ValueRange{off});
+      Value cv = t.create<LLVM::LoadOp>(loc, v2, cp, /*align=*/8);
+      Value mine = t.create<LLVM::UndefOp>(loc, v2);
+      for (int c = 0; c < 2; ++c) {
+        Value s = t.create<LLVM::ExtractElementOp>(
+            loc, op.getSum(), i32(t, loc, j * 4 + i * 2 + c));
+        mine = t.create<LLVM::InsertElementOp>(loc, mine, s, i32(t, loc, c));
+      }
+      t.create<LLVM::StoreOp>(loc, t.create<LLVM::FAddOp>(loc, cv, mine), dp,
+                              /*align=*/8);
+    }
+  }
+  op.erase();
+}
+
+LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
+  Location loc = ws.getLoc();
+  if (!ws.getFullArrivalsAttr() || !ws.getEmptyArrivalsAttr())
+    return ws.emitError("barrier arrival counts are missing: run "
+                        "dgemm-place-sync before convert-dgemm-to-nvvm");
+  // Producer bookkeeping cells, at the entry so SROA promotes them.
+  {
+    OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+    for (int64_t r = 0; r < config.getDescSlots(); ++r) {
+      Value cell = b.create<LLVM::AllocaOp>(loc, LLVM::LLVMPointerType::get(ctx),
+                                            b.getI32Type(), i32(b, loc, 1));
+      b.create<LLVM::StoreOp>(loc, i32(b, loc, -1), cell);
+      lastUse.push_back(cell);
+    }
+  }
+
+  OpBuilder b(ws);
+  Value t = tid(b, loc);
+  Value zero = i32(b, loc, 0);
+  // Thread 0 initializes every stage's barriers, then the whole CTA syncs.
+  {
+    auto isFirst = b.create<scf::IfOp>(
+        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t, zero),
+        /*withElse=*/false);
+    OpBuilder ib = isFirst.getThenBodyBuilder();
+    for (int64_t s = 0; s < layout.stages; ++s) {
+      Value stage = i32(ib, loc, s);
+      ib.create<NVVM::MBarrierInitOp>(
+          loc, barrier(ib, loc, BarrierKind::full, stage),
+          i32(ib, loc, *ws.getFullArrivals()), Value());
+      ib.create<NVVM::MBarrierInitOp>(
+          loc, barrier(ib, loc, BarrierKind::empty, stage),
+          i32(ib, loc, *ws.getEmptyArrivals()), Value());
+    }
+    ib.create<NVVM::FenceMbarrierInitOp>(loc);
+  }
+  b.create<NVVM::Barrier0Op>(loc);
+
+  Value wg = b.create<arith::DivUIOp>(loc, t, i32(b, loc, 128));
+  auto roles = b.create<scf::IfOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, wg, zero),
+      /*withElse=*/true);
+  {
+    OpBuilder pb = roles.getThenBodyBuilder();
+    pb.create<NVVM::SetMaxRegisterOp>(loc, ws.getProducerRegs(),
+                                      NVVM::SetMaxRegisterAction::decrease);
+    auto elected = pb.create<scf::IfOp>(
+        loc, pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t, zero),
+        /*withElse=*/false);
+    Block *body = elected.thenBlock();
+    body->getOperations().splice(body->begin(),
+                                 ws.getProducer().front().getOperations());
+  }
+  {
+    OpBuilder mb = roles.getElseBodyBuilder();
+    mb.create<NVVM::SetMaxRegisterOp>(loc, ws.getMathRegs(),
+                                      NVVM::SetMaxRegisterAction::increase);
+    Block *body = roles.elseBlock();
+    body->getOperations().splice(std::prev(body->end()),
+                                 ws.getMath().front().getOperations());
+  }
+  ws.erase();
+
+  // Lower the kernel ops; stage indices last, since loads and drains read the
+  // pipeline iteration through them.
+  // Each phase collects afresh: lowering erases ops.
+  auto lowerEach = [&](auto lowerOne) {
+    using OpT = std::decay_t<
+        typename llvm::function_traits<decltype(lowerOne)>::template arg_t<0>>;
+    SmallVector<OpT> ops;
+    func.walk([&](OpT op) { ops.push_back(op); });
+    for (OpT op : ops)
+      lowerOne(op);
+  };
+  lowerEach([&](TmaLoadOp op) { lowerTmaLoad(op); });
+  lowerEach([&](DescDrainOp op) { lowerDescDrain(op); });
+  lowerEach([&](DescUpdateOp op) { lowerDescUpdate(op); });
+  lowerEach([&](DescPublishOp op) { lowerDescPublish(op); });
+  lowerEach([&](WaitOp op) { lowerWait(op); });
+  lowerEach([&](ArriveOp op) { lowerArrive(op); });
+  lowerEach([&](MmaOp op) { lowerMma(op); });
+  lowerEach([&](MmaWaitOp op) { lowerMmaWait(op); });
+  lowerEach([&](PromoteOp op) { lowerPromote(op); });
+  lowerEach([&](EpilogueOp op) { lowerEpilogue(op); });
+  lowerEach([&](StageOp op) { lowerStage(op); });
+  WalkResult left = func.walk([&](Operation *op) {
+    if (isa<DGemmDialect>(op->getDialect())) {
+      op->emitOpError("cannot be lowered to NVVM");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(left.wasInterrupted());
+}
+
+struct ConvertDGemmToNVVMPass
+    : public mlir::dgemm::impl::ConvertDGemmToNVVMBase<ConvertDGemmToNVVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    if (kernels.empty())
+      return;
+    OpBuilder b(ctx);
+    b.setInsertionPointToStart(module.getBody());
+    if (!module.lookupSymbol(kSmemSymbol))
+      b.create<LLVM::GlobalOp>(
+          module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+          /*isConstant=*/false, LLVM::Linkage::External, kSmemSymbol,
+          Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+    for (KernelOp kernel : kernels) {
+      Block &entry = kernel.getBody().front();
+      auto fnType = LLVM::LLVMFunctionType::get(
+          LLVM::LLVMVoidType::get(ctx), llvm::to_vector(entry.getArgumentTypes()));
+      b.setInsertionPoint(kernel);
+      auto func = b.create<LLVM::LLVMFuncOp>(kernel.getLoc(),
+                                             kernel.getSymName(), fnType);
+      ConfigAttr config = kernel.getConfig();
+      func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                    b.getUnitAttr());
+      func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                    b.getDenseI32ArrayAttr(
+                        {static_cast<int32_t>(config.getThreads()), 1, 1}));
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(1));
+      // Tensor maps travel by value as __grid_constant__ parameters, so TMA
+      // can read them in place (docs/KernelABI.md).
+      for (unsigned i = KernelOp::TmapA; i <= KernelOp::TmapSFB; ++i) {
+        func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(LLVM::LLVMArrayType::get(
+                            b.getI8Type(), 128)));
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        b.getI64IntegerAttr(64));
+        func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        b.getUnitAttr());
+      }
+      func.getBody().takeBody(kernel.getBody());
+      OpBuilder::atBlockEnd(&func.getBody().front())
+          .create<LLVM::ReturnOp>(kernel.getLoc(), ValueRange{});
+      WarpSpecializeOp ws;
+      func.walk([&](WarpSpecializeOp op) { ws = op; });
+      if (!ws) {
+        kernel.emitOpError("has no dgemm.warp_specialize");
+        return signalPassFailure();
+      }
+      if (failed(KernelLowering(func, config).run(ws)))
+        return signalPassFailure();
+      kernel.erase();
+    }
+  }
+};
+} // namespace

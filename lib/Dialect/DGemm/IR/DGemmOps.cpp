@@ -1,0 +1,239 @@
+//===- DGemmOps.cpp - dgemm operations ------------------------------------===//
+
+#include "dgemm/Dialect/DGemm/IR/DGemm.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::dgemm;
+
+//===----------------------------------------------------------------------===//
+// custom<Dim>: an integer, or `?` for a size that varies per call.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseDim(OpAsmParser &parser, IntegerAttr &attr) {
+  int64_t value = ShapedType::kDynamic;
+  if (failed(parser.parseOptionalQuestion()) && parser.parseInteger(value))
+    return failure();
+  attr = parser.getBuilder().getI64IntegerAttr(value);
+  return success();
+}
+
+static void printDim(OpAsmPrinter &printer, Operation *, IntegerAttr attr) {
+  if (ShapedType::isDynamic(attr.getInt()))
+    printer << "?";
+  else
+    printer << attr.getInt();
+}
+
+#define GET_OP_CLASSES
+#include "dgemm/Dialect/DGemm/IR/DGemmOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+static bool isFp8(Type t) { return isa<Float8E4M3FNType>(t); }
+static int64_t byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
+
+LogicalResult GemmOp::verify() {
+  Type a = getAType(), b = getBType(), d = getDType();
+  int64_t m = getM(), n = getN(), k = getK();
+  auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
+
+  if (getNumGroups() < 1)
+    return emitOpError("'groups' must be >= 1, got ") << getNumGroups();
+  if (getKind() == GemmKind::normal && getNumGroups() != 1)
+    return emitOpError("'groups' must be 1 for kind 'normal', got ")
+           << getNumGroups();
+  for (auto [name, v] : {std::pair<StringRef, int64_t>{"m", m}, {"n", n},
+                         {"k", k}})
+    if (!dynamic(v) && v < 1)
+      return emitOpError("'") << name << "' must be >= 1 or '?', got " << v;
+
+  for (auto [name, t] : {std::pair<StringRef, Type>{"A", a}, {"B", b}})
+    if (!isFp8(t) && !t.isBF16())
+      return emitOpError("element type of ")
+             << name << " must be f8E4M3FN or bf16, got " << t;
+  if (a != b)
+    return emitOpError("A and B element types must match, got ")
+           << a << " and " << b;
+  if (!d.isF32() && !d.isBF16())
+    return emitOpError("element type of D must be f32 or bf16, got ") << d;
+  if (getAccumulate() && !d.isF32())
+    return emitOpError("'accumulate' needs an f32 D (C is accumulated in "
+                       "FP32), got ")
+           << d;
+
+  bool fp8 = isFp8(a);
+  std::optional<ArrayRef<int64_t>> recipe = getRecipe();
+  if (fp8 && !recipe)
+    return emitOpError("FP8 operands need a scaling 'recipe': [1, 1, 128] "
+                       "(1D1D) or [1, 128, 128] (1D2D)");
+  if (!fp8 && recipe)
+    return emitOpError("'recipe' applies to FP8 operands only; BF16 takes none");
+  bool is1D1D = false;
+  if (recipe) {
+    ArrayRef<int64_t> r = *recipe;
+    is1D1D = r == ArrayRef<int64_t>{1, 1, 128};
+    bool is1D2D = r == ArrayRef<int64_t>{1, 128, 128};
+    if (!is1D1D && !is1D2D)
+      return emitOpError("'recipe' must be [1, 1, 128] or [1, 128, 128]");
+    if (is1D1D && !d.isF32())
+      return emitOpError("recipe [1, 1, 128] produces an f32 D, got ") << d;
+  }
+  if (fp8 && getLayout() != MajorLayout::nt)
+    return emitOpError("FP8 WGMMA reads both operands K-major: 'layout' must "
+                       "be nt, got ")
+           << stringifyMajorLayout(getLayout());
+
+  if (getKind() == GemmKind::k_grouped_contiguous) {
+    if (!fp8 || !is1D1D)
+      return emitOpError("k_grouped_contiguous is the FP8 weight-gradient "
+                         "GEMM: it needs f8E4M3FN operands and recipe "
+                         "[1, 1, 128]");
+    if (!dynamic(k))
+      return emitOpError("'k' must be '?' for k_grouped_contiguous (every "
+                         "group has its own K)");
+    // The scale tensors are M x (sum K / 128) and N x (sum K / 128) FP32 with
+    // M (N) contiguous: TMA needs their row strides to be 16-byte multiples.
+    for (auto [name, v] : {std::pair<StringRef, int64_t>{"m", m}, {"n", n}})
+      if (!dynamic(v) && v % 4 != 0)
+        return emitOpError("'")
+               << name << "' must be a multiple of 4 (16-byte TMA stride of "
+               << "the FP32 scale rows), got " << v;
+  }
+  if (!dynamic(k)) {
+    if (fp8 && k % 128 != 0)
+      return emitOpError("'k' must be a multiple of 128 (FP8 scales cover "
+                         "128-deep K blocks), got ")
+             << k;
+    if (k * byteWidth(a) % 16 != 0)
+      return emitOpError("'k' must give 16-byte TMA row strides for K-major "
+                         "operands, got ")
+             << k;
+  }
+  if (!dynamic(n) && n * byteWidth(d) % 16 != 0)
+    return emitOpError("'n' must give 16-byte row strides for D, got ") << n;
+
+  if (ConfigAttr config = getConfigAttr()) {
+    if (fp8 && config.getBlockK() != 128)
+      return emitOpError("config 'block_k' must be 128 for FP8 recipes, got ")
+             << config.getBlockK();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelOp::verify() {
+  Block &entry = getBody().front();
+  if (entry.getNumArguments() != NumArgs)
+    return emitOpError("expected ")
+           << NumArgs << " arguments (docs/KernelABI.md), got "
+           << entry.getNumArguments();
+  for (unsigned i = 0; i < NumArgs; ++i) {
+    Type t = entry.getArgument(i).getType();
+    bool want = i >= DimM ? t.isInteger(32) : isa<LLVM::LLVMPointerType>(t);
+    if (!want)
+      return emitOpError("argument #") << i << " has the wrong type " << t;
+  }
+  return success();
+}
+
+static ConfigAttr getKernelConfig(Operation *op) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  return kernel ? kernel.getConfig() : ConfigAttr();
+}
+
+//===----------------------------------------------------------------------===//
+// Resource effects
+//===----------------------------------------------------------------------===//
+
+static ResourceKind stageOf(TmaOperand operand) {
+  switch (operand) {
+  case TmaOperand::a:
+    return ResourceKind::StageA;
+  case TmaOperand::b:
+    return ResourceKind::StageB;
+  case TmaOperand::sfa:
+    return ResourceKind::StageSFA;
+  case TmaOperand::sfb:
+    return ResourceKind::StageSFB;
+  }
+  llvm_unreachable("unknown operand");
+}
+
+static ResourceKind slotOf(TmaOperand operand) {
+  return operand == TmaOperand::a ? ResourceKind::DescSlotA
+                                  : ResourceKind::DescSlotB;
+}
+
+LogicalResult DescUpdateOp::verify() {
+  if (getOperand() != TmaOperand::a && getOperand() != TmaOperand::b)
+    return emitOpError("only the A and B tensor maps have descriptor slots");
+  return success();
+}
+
+void DescUpdateOp::getResourceAccesses(
+    SmallVectorImpl<ResourceAccess> &accesses) {
+  accesses.push_back({slotOf(getOperand()), getSlot(), AccessKind::Write,
+                      Proxy::Generic});
+}
+
+LogicalResult TmaLoadOp::verify() {
+  bool perGroup = getOperand() == TmaOperand::a || getOperand() == TmaOperand::b;
+  if (perGroup && !getSlot())
+    return emitOpError("loads of A and B go through a descriptor 'slot'");
+  if (!perGroup && getSlot())
+    return emitOpError("scale loads use the kernel-parameter tensor map and "
+                       "take no 'slot'");
+  return success();
+}
+
+int64_t TmaLoadOp::getTxBytes() {
+  ConfigAttr config = getKernelConfig(*this);
+  if (!config)
+    return 0;
+  switch (getOperand()) {
+  case TmaOperand::a:
+    return config.getBlockM() * config.getBlockK();
+  case TmaOperand::b:
+    return config.getBlockN() * config.getBlockK();
+  case TmaOperand::sfa:
+    return config.getBlockM() * 4;
+  case TmaOperand::sfb:
+    return config.getBlockN() * 4;
+  }
+  llvm_unreachable("unknown operand");
+}
+
+void TmaLoadOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
+  accesses.push_back({stageOf(getOperand()), getStage(), AccessKind::Write,
+                      Proxy::Async, getTxBytes()});
+  if (getSlot())
+    accesses.push_back({slotOf(getOperand()), getSlot(), AccessKind::Read,
+                        Proxy::Async});
+}
+
+void MmaOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
+  accesses.push_back(
+      {ResourceKind::StageA, getStage(), AccessKind::Read, Proxy::Async});
+  accesses.push_back(
+      {ResourceKind::StageB, getStage(), AccessKind::Read, Proxy::Async});
+  accesses.push_back(
+      {ResourceKind::Accumulator, getAcc(), AccessKind::Write, Proxy::Async});
+}
+
+void PromoteOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
+  accesses.push_back(
+      {ResourceKind::Accumulator, getAcc(), AccessKind::Read, Proxy::Generic});
+  accesses.push_back(
+      {ResourceKind::StageSFA, getStage(), AccessKind::Read, Proxy::Generic});
+  accesses.push_back(
+      {ResourceKind::StageSFB, getStage(), AccessKind::Read, Proxy::Generic});
+}

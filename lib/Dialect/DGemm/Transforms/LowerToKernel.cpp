@@ -1,0 +1,268 @@
+//===- LowerToKernel.cpp - Build the warp-specialized kernel --------------===//
+//
+// Turns a configured k_grouped_contiguous dgemm.gemm into a dgemm.kernel. The
+// kernel declares what each asynchronous operation reads and writes and holds
+// no synchronization at all: dgemm-place-sync adds it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::dgemm {
+#define GEN_PASS_DEF_DGEMMLOWERTOKERNEL
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h.inc"
+} // namespace mlir::dgemm
+
+using namespace mlir;
+using namespace mlir::dgemm;
+
+namespace {
+
+/// Small arithmetic helpers on i32/i64 values.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+
+  Value i32(int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+  }
+  Value i64(int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, b.getI64Type(), v);
+  }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+  Value div(Value x, Value y) { return b.create<arith::DivUIOp>(loc, x, y); }
+  Value rem(Value x, Value y) { return b.create<arith::RemUIOp>(loc, x, y); }
+  Value ceilDiv(Value x, int64_t d) { return div(add(x, i32(d - 1)), i32(d)); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return b.create<arith::CmpIOp>(loc, p, x, y);
+  }
+  Value ext64(Value x) {
+    return b.create<arith::ExtUIOp>(loc, b.getI64Type(), x);
+  }
+  /// ks[g] from the kernel's int32 device array.
+  Value loadK(Value ks, Value g) {
+    auto gep = b.create<LLVM::GEPOp>(loc, ks.getType(), b.getI32Type(), ks,
+                                     ValueRange{g});
+    return b.create<LLVM::LoadOp>(loc, b.getI32Type(), gep);
+  }
+};
+
+/// The persistent tile schedule both roles walk: tile t = blockIdx.x, then
+/// every gridDim.x-th tile; tiles are ordered (group, m-block, n-block).
+struct TileSchedule {
+  Value first, step, total, tilesPerGroup, nBlocks;
+
+  static TileSchedule build(Emitter &e, KernelOp kernel, ConfigAttr config) {
+    TileSchedule s;
+    s.first = e.b.create<NVVM::BlockIdXOp>(e.loc, e.b.getI32Type());
+    s.step = e.b.create<NVVM::GridDimXOp>(e.loc, e.b.getI32Type());
+    Value mBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimM), config.getBlockM());
+    s.nBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimN), config.getBlockN());
+    s.tilesPerGroup = e.mul(mBlocks, s.nBlocks);
+    s.total = e.mul(s.tilesPerGroup, kernel.getArg(KernelOp::NumGroups));
+    return s;
+  }
+
+  /// (group, m-block, n-block) of tile `t`.
+  std::tuple<Value, Value, Value> decompose(Emitter &e, Value t) const {
+    Value g = e.div(t, tilesPerGroup);
+    Value r = e.rem(t, tilesPerGroup);
+    return {g, e.div(r, nBlocks), e.rem(r, nBlocks)};
+  }
+};
+
+class KernelBuilder {
+public:
+  KernelBuilder(GemmOp gemm, OpBuilder &builder)
+      : gemm(gemm), b(builder), loc(gemm.getLoc()),
+        config(*gemm.getConfig()) {}
+
+  KernelOp build() {
+    MLIRContext *ctx = b.getContext();
+    auto kernel = b.create<KernelOp>(loc, config.getEntryName(), config);
+    Block *entry = new Block();
+    kernel.getBody().push_back(entry);
+    auto genericPtr = LLVM::LLVMPointerType::get(ctx);
+    auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
+    for (int i = 0; i < KernelOp::NumArgs; ++i) {
+      Type t = i < KernelOp::PtrA  ? Type(genericPtr)
+               : i < KernelOp::DimM ? Type(globalPtr)
+                                    : Type(b.getI32Type());
+      entry->addArgument(t, loc);
+    }
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    // Producer: one thread, few registers; math: the rest of the 64K file.
+    int64_t mathRegs = config.getMathWarpgroups() == 1 ? 240 : 232;
+    auto ws = b.create<WarpSpecializeOp>(loc, b.getI32IntegerAttr(40),
+                                         b.getI32IntegerAttr(mathRegs),
+                                         IntegerAttr(), IntegerAttr());
+    ws.getProducer().push_back(new Block());
+    ws.getMath().push_back(new Block());
+    b.setInsertionPointToStart(&ws.getProducer().front());
+    buildProducer(kernel);
+    b.setInsertionPointToStart(&ws.getMath().front());
+    buildMath(kernel);
+    return kernel;
+  }
+
+private:
+  Value stageOf(Emitter &e, Value it, Value *phase) {
+    auto st = b.create<StageOp>(loc, b.getI32Type(), b.getI32Type(), it,
+                                b.getI32IntegerAttr(config.getStages()));
+    if (phase)
+      *phase = st.getPhase();
+    return st.getStage();
+  }
+
+  void buildProducer(KernelOp kernel) {
+    Emitter e{b, loc};
+    TileSchedule sched = TileSchedule::build(e, kernel, config);
+    Value ks = kernel.getArg(KernelOp::PtrKs);
+    int64_t slots = config.getDescSlots();
+    // Loop state: pipeline iteration, group whose K prefix is known and that
+    // prefix, the group the current descriptor slot describes, and the slot.
+    SmallVector<Value> init = {e.i32(0), e.i32(0), e.i64(0), e.i32(-1),
+                               e.i32(slots - 1)};
+    auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
+                                      init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    Value t = tiles.getInductionVar();
+    Value it = tiles.getRegionIterArg(0), knownGroup = tiles.getRegionIterArg(1),
+          knownPrefix = tiles.getRegionIterArg(2),
+          descGroup = tiles.getRegionIterArg(3),
+          slot = tiles.getRegionIterArg(4);
+    auto [g, mb, nb] = sched.decompose(e, t);
+
+    // K prefix of group g, walking forward from the last group seen (the
+    // walk is monotone, so each ks entry is read once per CTA).
+    auto walk = b.create<scf::ForOp>(loc, knownGroup, g, e.i32(1),
+                                     ValueRange{knownPrefix});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(walk.getBody());
+      Value k = e.loadK(ks, walk.getInductionVar());
+      b.create<scf::YieldOp>(
+          loc, ValueRange{e.add(walk.getRegionIterArg(0), e.ext64(k))});
+    }
+    Value prefix = walk.getResult(0);
+    Value kg = e.loadK(ks, g);
+    Value numKBlocks = e.div(kg, e.i32(128));
+
+    // A group switch rewrites the next descriptor slot for A and B.
+    Value switching = b.create<arith::AndIOp>(
+        loc, e.cmp(arith::CmpIPredicate::ne, g, descGroup),
+        e.cmp(arith::CmpIPredicate::sgt, kg, e.i32(0)));
+    auto ifSwitch = b.create<scf::IfOp>(loc, TypeRange{b.getI32Type()},
+                                        switching, true, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifSwitch.getThenRegion().front());
+      Value next = e.rem(e.add(slot, e.i32(1)), e.i32(slots));
+      for (TmaOperand op : {TmaOperand::a, TmaOperand::b})
+        b.create<DescUpdateOp>(loc, op, next, g, prefix, kg, it);
+      b.create<scf::YieldOp>(loc, next);
+      b.setInsertionPointToStart(&ifSwitch.getElseRegion().front());
+      b.create<scf::YieldOp>(loc, slot);
+    }
+    Value curSlot = ifSwitch.getResult(0);
+    Value newDescGroup = b.create<arith::SelectOp>(loc, switching, g, descGroup);
+
+    // The K loop: one stage per 128-deep block.
+    Value kbBase = e.b.create<arith::TruncIOp>(
+        loc, b.getI32Type(),
+        b.create<arith::DivUIOp>(loc, prefix, e.i64(128)));
+    auto kloop = b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1),
+                                      ValueRange{it});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(kloop.getBody());
+      Value kb = kloop.getInductionVar();
+      Value kit = kloop.getRegionIterArg(0);
+      Value stage = stageOf(e, kit, nullptr);
+      Value kx = e.mul(kb, e.i32(128));
+      Value m0 = e.mul(mb, e.i32(config.getBlockM()));
+      Value n0 = e.mul(nb, e.i32(config.getBlockN()));
+      Value kbg = e.add(kbBase, kb);
+      b.create<TmaLoadOp>(loc, TmaOperand::a, stage, kx, m0, curSlot);
+      b.create<TmaLoadOp>(loc, TmaOperand::b, stage, kx, n0, curSlot);
+      b.create<TmaLoadOp>(loc, TmaOperand::sfa, stage, m0, kbg, Value());
+      b.create<TmaLoadOp>(loc, TmaOperand::sfb, stage, n0, kbg, Value());
+      b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1))});
+    }
+    b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0), g, prefix,
+                                           newDescGroup, curSlot});
+  }
+
+  void buildMath(KernelOp kernel) {
+    Emitter e{b, loc};
+    TileSchedule sched = TileSchedule::build(e, kernel, config);
+    Value ks = kernel.getArg(KernelOp::PtrKs);
+    auto accType = VectorType::get({config.getBlockN() / 2}, b.getF32Type());
+    auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
+                                      ValueRange{e.i32(0)});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    Value it = tiles.getRegionIterArg(0);
+    auto [g, mb, nb] = sched.decompose(e, tiles.getInductionVar());
+    Value numKBlocks = e.div(e.loadK(ks, g), e.i32(128));
+    Value zero = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
+    auto kloop = b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1),
+                                      ValueRange{it, zero});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(kloop.getBody());
+      Value kit = kloop.getRegionIterArg(0);
+      Value sum = kloop.getRegionIterArg(1);
+      Value stage = stageOf(e, kit, nullptr);
+      Value acc = b.create<MmaOp>(loc, accType, stage);
+      Value next = b.create<PromoteOp>(loc, accType, sum, acc, stage);
+      b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1)), next});
+    }
+    b.create<EpilogueOp>(loc, kloop.getResult(1), g, mb, nb);
+    b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
+  }
+
+  GemmOp gemm;
+  OpBuilder &b;
+  Location loc;
+  ConfigAttr config;
+};
+
+struct LowerToKernelPass
+    : public mlir::dgemm::impl::DGemmLowerToKernelBase<LowerToKernelPass> {
+  void runOnOperation() override {
+    SmallVector<GemmOp> gemms;
+    getOperation().walk([&](GemmOp op) { gemms.push_back(op); });
+    llvm::StringSet<> built;
+    for (GemmOp gemm : gemms) {
+      if (gemm.getKind() != GemmKind::k_grouped_contiguous) {
+        gemm.emitOpError("lowering of kind '")
+            << stringifyGemmKind(gemm.getKind())
+            << "' is not yet supported (only k_grouped_contiguous is)";
+        return signalPassFailure();
+      }
+      if (!gemm.getConfig()) {
+        gemm.emitOpError("has no 'config': run dgemm-select-config first");
+        return signalPassFailure();
+      }
+      // The kernel depends only on the configuration (M, N, G and every K
+      // are launch arguments), so descriptions sharing one share the kernel.
+      OpBuilder builder(gemm);
+      if (built.insert(gemm.getConfig()->getEntryName()).second) {
+        KernelBuilder(gemm, builder).build();
+        ++numKernels;
+      }
+      gemm.erase();
+    }
+  }
+};
+} // namespace

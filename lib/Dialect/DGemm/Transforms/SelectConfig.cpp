@@ -1,0 +1,56 @@
+//===- SelectConfig.cpp - Choose kernel configurations --------------------===//
+
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h"
+
+#include "dgemm/Heuristics/KernelConfig.h"
+
+namespace mlir::dgemm {
+#define GEN_PASS_DEF_DGEMMSELECTCONFIG
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h.inc"
+} // namespace mlir::dgemm
+
+using namespace mlir;
+using namespace mlir::dgemm;
+namespace heur = ::dgemm::heuristics;
+
+namespace {
+struct SelectConfigPass
+    : public mlir::dgemm::impl::DGemmSelectConfigBase<SelectConfigPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    heur::Target target;
+    target.numSMs = numSMs;
+    target.maxSmemPerBlock = smemBytes;
+    WalkResult result = getOperation().walk([&](GemmOp gemm) {
+      if (gemm.getConfigAttr())
+        return WalkResult::advance();
+      if (gemm.getKind() != GemmKind::k_grouped_contiguous) {
+        gemm.emitOpError("dgemm-select-config: no heuristics for kind '")
+            << stringifyGemmKind(gemm.getKind())
+            << "' yet (only k_grouped_contiguous is lowered)";
+        return WalkResult::interrupt();
+      }
+      heur::KGroupedProblem problem;
+      // Unknown M or N: plan for the largest shape of DeepGEMM's wgrad
+      // benchmarks, where the tile choice matters most.
+      problem.m = ShapedType::isDynamic(gemm.getM()) ? 4096 : gemm.getM();
+      problem.n = ShapedType::isDynamic(gemm.getN()) ? 7168 : gemm.getN();
+      problem.numGroups = gemm.getNumGroups();
+      problem.expectedKPerGroup = expectedK;
+      heur::KernelConfig config = heur::selectKGroupedConfig(problem, target);
+      std::string problemText = heur::checkConfig(config, target);
+      if (!problemText.empty()) {
+        gemm.emitOpError("dgemm-select-config found no valid configuration: ")
+            << problemText;
+        return WalkResult::interrupt();
+      }
+      gemm.setConfigAttr(toConfigAttr(gemm.getContext(), config));
+      ++numSelected;
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,276 @@
+//===- VerifySync.cpp - Reject schedules with unordered hazards -----------===//
+//
+// An independent check of a kernel's synchronization against the resource
+// effects its operations declare. It shares no code with dgemm-place-sync
+// beyond the effect declarations, so a mistake in one is caught by the other;
+// hand-written schedules (such as DeepGEMM 2.6.1's) are checked the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h"
+
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::dgemm {
+#define GEN_PASS_DEF_DGEMMVERIFYSYNC
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h.inc"
+} // namespace mlir::dgemm
+
+using namespace mlir;
+using namespace mlir::dgemm;
+
+namespace {
+
+SmallVector<ResourceAccess> accessesOf(Operation *op) {
+  SmallVector<ResourceAccess> accesses;
+  if (auto iface = dyn_cast<ResourceAccessOpInterface>(op))
+    iface.getResourceAccesses(accesses);
+  return accesses;
+}
+
+TmaOperand operandOfSlot(ResourceKind kind) {
+  return kind == ResourceKind::DescSlotA ? TmaOperand::a : TmaOperand::b;
+}
+
+/// The first operation in `region` that accesses `kind` the way `pred`
+/// wants: the other side of a hazard, for the diagnostic's note.
+Operation *findAccess(Region &region, ResourceKind kind,
+                      llvm::function_ref<bool(const ResourceAccess &)> pred) {
+  Operation *found = nullptr;
+  region.walk([&](Operation *op) {
+    for (const ResourceAccess &a : accessesOf(op))
+      if (a.kind == kind && pred(a)) {
+        found = op;
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+class Checker {
+public:
+  explicit Checker(WarpSpecializeOp ws) : ws(ws) {}
+
+  LogicalResult run() {
+    if (failed(checkProducerBlock(ws.getProducer().front())) ||
+        failed(checkDescriptors()) || failed(checkMathBlock(ws.getMath().front())))
+      return failure();
+    return success();
+  }
+
+private:
+  InFlightDiagnostic hazard(Operation *op, const Twine &msg, Operation *other,
+                            const Twine &otherMsg) {
+    InFlightDiagnostic diag = op->emitError(msg);
+    if (other)
+      diag.attachNote(other->getLoc()) << otherMsg << " ('"
+                                       << other->getName() << "')";
+    return diag;
+  }
+
+  /// Every async stage write is preceded in its block by the stage's empty
+  /// wait, and the block arms the stage's full barrier with exactly the bytes
+  /// written.
+  LogicalResult checkProducerBlock(Block &block) {
+    llvm::SmallDenseSet<Value> acquired;
+    llvm::MapVector<Value, ArriveOp> armed;
+    llvm::MapVector<Value, std::pair<int64_t, Operation *>> written;
+    for (Operation &op : block) {
+      for (Region &region : op.getRegions())
+        for (Block &nested : region)
+          if (failed(checkProducerBlock(nested)))
+            return failure();
+      if (auto wait = dyn_cast<WaitOp>(op)) {
+        if (wait.getBarrier() == BarrierKind::empty)
+          acquired.insert(wait.getStage());
+        continue;
+      }
+      if (auto arrive = dyn_cast<ArriveOp>(op)) {
+        if (arrive.getBarrier() == BarrierKind::full)
+          armed[arrive.getStage()] = arrive;
+        continue;
+      }
+      for (const ResourceAccess &a : accessesOf(&op)) {
+        if (!isStage(a.kind) || a.access != AccessKind::Write)
+          continue;
+        if (!acquired.contains(a.index))
+          return hazard(&op,
+                        "writes the " + stringifyResourceKind(a.kind) +
+                            " of a stage before waiting on its empty barrier",
+                        findAccess(ws.getMath(), a.kind,
+                                   [](const ResourceAccess &r) {
+                                     return r.access == AccessKind::Read;
+                                   }),
+                        "the math role may still be reading it here");
+        auto &w = written[a.index];
+        w.first += a.bytes;
+        w.second = &op;
+      }
+    }
+    for (auto [stage, w] : written) {
+      auto it = armed.find(stage);
+      if (it == armed.end())
+        return w.second->emitError("loads into a stage whose full barrier is "
+                                   "never armed: the math role would wait "
+                                   "forever");
+      std::optional<uint64_t> tx = it->second.getTxBytes();
+      if (!tx || static_cast<int64_t>(*tx) != w.first)
+        return hazard(it->second,
+                      "arms the full barrier with " +
+                          Twine(tx ? static_cast<int64_t>(*tx) : 0) +
+                          " bytes but the stage receives " + Twine(w.first),
+                      w.second, "last load into the stage");
+    }
+    return success();
+  }
+
+  /// Descriptor slots: a rewrite must directly follow a drain of the same
+  /// slot, and no load may read a rewritten slot before it is published. The
+  /// walk is in program order over the whole role, so loads from earlier
+  /// iterations count as possibly in flight.
+  LogicalResult checkDescriptors() {
+    DenseMap<ResourceKind, Operation *> unpublished;
+    DenseMap<ResourceKind, Operation *> lastReader;
+    WalkResult result = ws.getProducer().walk([&](Operation *op) {
+      if (auto publish = dyn_cast<DescPublishOp>(op)) {
+        ResourceKind kind = publish.getOperand() == TmaOperand::a
+                                ? ResourceKind::DescSlotA
+                                : ResourceKind::DescSlotB;
+        unpublished.erase(kind);
+        return WalkResult::advance();
+      }
+      for (const ResourceAccess &a : accessesOf(op)) {
+        if (!isDescSlot(a.kind))
+          continue;
+        if (a.access == AccessKind::Read) {
+          if (Operation *w = unpublished.lookup(a.kind)) {
+            hazard(op,
+                   "reads the " + stringifyResourceKind(a.kind) +
+                       " through the tensormap proxy before the rewrite is "
+                       "published (fence.proxy.tensormap release/acquire)",
+                   w, "rewritten here by the generic proxy");
+            return WalkResult::interrupt();
+          }
+          lastReader[a.kind] = op;
+          continue;
+        }
+        // A generic write: it must be guarded by a drain of the same slot.
+        Operation *prev = op->getPrevNode();
+        while (prev && isa<DescDrainOp, DescUpdateOp, DescPublishOp>(prev)) {
+          auto drain = dyn_cast<DescDrainOp>(prev);
+          if (drain && drain.getOperand() == operandOfSlot(a.kind) &&
+              drain.getSlot() == a.index)
+            break;
+          prev = prev->getPrevNode();
+        }
+        if (!prev || !isa<DescDrainOp>(prev)) {
+          Operation *reader = findAccess(
+              ws.getProducer(), a.kind, [](const ResourceAccess &r) {
+                return r.access == AccessKind::Read;
+              });
+          hazard(op,
+                 "rewrites the " + stringifyResourceKind(a.kind) +
+                     " while TMA loads issued with its previous contents may "
+                     "still read it (no dgemm.desc.drain of this slot first)",
+                 reader, "this load reads the slot asynchronously");
+          return WalkResult::interrupt();
+        }
+        unpublished[a.kind] = op;
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  /// Every stage read is preceded in its block by the full wait; the stage is
+  /// released once, after its last read and after any asynchronous read of
+  /// it completed; accumulators are read only after their WGMMA completed.
+  LogicalResult checkMathBlock(Block &block) {
+    llvm::SmallDenseSet<Value> acquired, released;
+    llvm::MapVector<Value, Operation *> pendingStage;
+    DenseMap<Value, Operation *> pendingAcc;
+    for (Operation &op : block) {
+      for (Region &region : op.getRegions())
+        for (Block &nested : region)
+          if (failed(checkMathBlock(nested)))
+            return failure();
+      if (auto wait = dyn_cast<WaitOp>(op)) {
+        if (wait.getBarrier() == BarrierKind::full)
+          acquired.insert(wait.getStage());
+        continue;
+      }
+      if (isa<MmaWaitOp>(op)) {
+        pendingStage.clear();
+        pendingAcc.clear();
+        continue;
+      }
+      if (auto arrive = dyn_cast<ArriveOp>(op)) {
+        if (arrive.getBarrier() != BarrierKind::empty)
+          continue;
+        if (Operation *reader = pendingStage.lookup(arrive.getStage()))
+          return hazard(&op,
+                        "releases a stage while an asynchronous read of it "
+                        "may still be in flight",
+                        reader, "this read completes only at dgemm.mma.wait");
+        released.insert(arrive.getStage());
+        continue;
+      }
+      for (const ResourceAccess &a : accessesOf(&op)) {
+        if (isStage(a.kind) && a.access == AccessKind::Read) {
+          if (!acquired.contains(a.index))
+            return hazard(&op,
+                          "reads the " + stringifyResourceKind(a.kind) +
+                              " of a stage before waiting on its full barrier",
+                          findAccess(ws.getProducer(), a.kind,
+                                     [](const ResourceAccess &r) {
+                                       return r.access == AccessKind::Write;
+                                     }),
+                          "the producer writes it here");
+          if (released.contains(a.index))
+            return op.emitError("reads the ")
+                   << stringifyResourceKind(a.kind)
+                   << " of a stage after releasing it to the producer";
+          if (a.proxy == Proxy::Async)
+            pendingStage[a.index] = &op;
+        }
+        if (a.kind == ResourceKind::Accumulator) {
+          if (a.access == AccessKind::Write && a.proxy == Proxy::Async)
+            pendingAcc[a.index] = &op;
+          if (a.access == AccessKind::Read && a.proxy == Proxy::Generic)
+            if (Operation *writer = pendingAcc.lookup(a.index))
+              return hazard(&op,
+                            "reads an accumulator before the WGMMA that "
+                            "writes it completed",
+                            writer, "written asynchronously here");
+        }
+      }
+    }
+    for (Value stage : acquired)
+      if (!released.contains(stage))
+        return block.getParentOp()->emitError(
+            "a stage acquired in this block is never released: the producer "
+            "would wait forever");
+    return success();
+  }
+
+  WarpSpecializeOp ws;
+};
+
+struct VerifySyncPass
+    : public mlir::dgemm::impl::DGemmVerifySyncBase<VerifySyncPass> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](WarpSpecializeOp ws) {
+      if (!ws.getFullArrivalsAttr() || !ws.getEmptyArrivalsAttr()) {
+        ws.emitError("barrier arrival counts are not set: the schedule has no "
+                     "placed synchronization");
+        return WalkResult::interrupt();
+      }
+      return failed(Checker(ws).run()) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

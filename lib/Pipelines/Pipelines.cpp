@@ -1,0 +1,42 @@
+//===- Pipelines.cpp - The dgemm compilation pipeline ---------------------===//
+
+#include "dgemm/Pipelines/Pipelines.h"
+
+#include "dgemm/Dialect/DGemm/Transforms/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::dgemm::buildDGemmToLLVMPipeline(
+    OpPassManager &pm, const DGemmPipelineOptions &options) {
+  DGemmSelectConfigOptions select;
+  select.numSMs = options.numSMs;
+  select.smemBytes = options.smemBytes;
+  pm.addPass(createDGemmSelectConfig(select));
+  pm.addPass(createDGemmLowerToKernel());
+  DGemmPlaceSyncOptions place;
+  place.skipDescriptorDrain = options.skipDescriptorDrain;
+  pm.addPass(createDGemmPlaceSync(place));
+  // The unsafe variant exists to show the race on the GPU; the verifier
+  // would (rightly) reject it.
+  if (!options.skipDescriptorDrain)
+    pm.addPass(createDGemmVerifySync());
+  pm.addPass(createConvertDGemmToNVVM());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::dgemm::registerDGemmPipelines() {
+  PassPipelineRegistration<DGemmPipelineOptions>(
+      "dgemm-to-llvm",
+      "Lowers dgemm descriptions to LLVM-dialect NVVM kernels",
+      buildDGemmToLLVMPipeline);
+}

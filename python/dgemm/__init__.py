@@ -1,0 +1,41 @@
+"""dgemm: a drop-in for DeepGEMM's SM90 ``k_grouped_fp8_gemm_nt_contiguous``.
+
+The GEMM runs in the dgemm runtime library (``libdgemm_runtime.so``), loaded
+through ctypes at the first call; see docs/Python.md for how it is found.
+Importing this package needs neither a GPU, nor the library, nor torch: the
+torch-facing names below are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ._runtime import set_kernel_dir
+from ._runtime import version as runtime_version
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "k_grouped_fp8_gemm_nt_contiguous": "gemm",
+    "per_channel_cast_to_fp8": "layout",
+    "pack_k_grouped_kmajor": "layout",
+    "make_k_grouped_operand": "layout",
+    "k_grouped_reference": "layout",
+    "calc_diff": "testing",
+}
+
+__all__ = sorted([*_LAZY, "runtime_version", "set_kernel_dir"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

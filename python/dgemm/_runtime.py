@@ -1,0 +1,162 @@
+"""ctypes binding of the dgemm runtime library (runtime/include/dgemm/Runtime/dgemm_runtime.h).
+
+Free of torch: it passes plain integers (device pointers, sizes, a stream
+handle). The library is located and loaded at the first call that needs it,
+never at import, so ``import dgemm`` works on a machine with neither a GPU nor
+the library.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+LIBRARY_NAME = "libdgemm_runtime.so"
+ENV_LIBRARY = "DGEMM_RUNTIME_LIB"
+ENV_KERNEL_DIR = "DGEMM_KERNEL_DIR"
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# python/dgemm/_runtime.py -> the repository root, for an uninstalled checkout.
+_REPO_ROOT = _PACKAGE_DIR.parent.parent
+
+# Return codes of the C ABI (runtime/include/dgemm/Runtime/Status.h).
+_ERROR_NAMES = {
+    1: "InvalidArgument",
+    2: "NoDriver",
+    3: "KernelNotFound",
+    4: "BadKernelBundle",
+    5: "CudaError",
+    6: "UnsupportedDevice",
+}
+_INVALID_ARGUMENT = 1
+_ERR_LEN = 4096
+
+_lock = threading.Lock()
+_lib: Optional[ctypes.CDLL] = None
+_lib_path: Optional[Path] = None
+
+
+def candidate_paths() -> List[Path]:
+    """Where the library is looked for, in order (``DGEMM_RUNTIME_LIB`` aside)."""
+    return [
+        _PACKAGE_DIR / LIBRARY_NAME,
+        _REPO_ROOT / "build" / "runtime" / LIBRARY_NAME,
+        _REPO_ROOT / "build" / "lib" / LIBRARY_NAME,
+    ]
+
+
+def find_library() -> Path:
+    """Returns the path of the library to load; RuntimeError if there is none."""
+    env = os.environ.get(ENV_LIBRARY)
+    if env:
+        path = Path(env)
+        if not path.is_file():
+            raise RuntimeError(
+                f"dgemm runtime library not found: {ENV_LIBRARY}={env} is not a file"
+            )
+        return path
+    for path in candidate_paths():
+        if path.is_file():
+            return path
+    tried = "\n  ".join(str(p) for p in candidate_paths())
+    raise RuntimeError(
+        f"dgemm runtime library {LIBRARY_NAME} not found. Set {ENV_LIBRARY} to its path, "
+        f"copy it into the installed package, or build it (cmake --build build). Tried:\n  "
+        f"{tried}"
+    )
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    vp, i64, i32, u64 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64
+    fn = lib.dgemm_k_grouped_fp8_gemm_nt_contiguous
+    fn.argtypes = [vp, vp, vp, vp, vp, vp, i64, i64, i32, ctypes.POINTER(i32), vp,
+                   vp, u64, vp, ctypes.POINTER(ctypes.c_char), u64]
+    fn.restype = ctypes.c_int
+    fn = lib.dgemm_k_grouped_workspace_bytes
+    fn.argtypes = [i64, i64, i32, ctypes.POINTER(i32)]
+    fn.restype = u64
+    lib.dgemm_set_kernel_dir.argtypes = [ctypes.c_char_p]
+    lib.dgemm_set_kernel_dir.restype = ctypes.c_int
+    lib.dgemm_runtime_version.argtypes = []
+    lib.dgemm_runtime_version.restype = ctypes.c_char_p
+
+
+def load() -> ctypes.CDLL:
+    """Loads the library once (thread-safe) and applies ``DGEMM_KERNEL_DIR`` if set."""
+    global _lib, _lib_path
+    with _lock:
+        if _lib is not None:
+            return _lib
+        path = find_library()
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError as e:
+            raise RuntimeError(f"dgemm runtime library {path} could not be loaded: {e}") from e
+        try:
+            _declare(lib)
+        except AttributeError as e:
+            raise RuntimeError(
+                f"{path} is not a dgemm runtime library (missing symbol): {e}"
+            ) from e
+        kernel_dir = os.environ.get(ENV_KERNEL_DIR)
+        if kernel_dir:
+            _set_kernel_dir(lib, kernel_dir)
+        _lib, _lib_path = lib, path
+        return lib
+
+
+def loaded_path() -> Optional[Path]:
+    """The path of the loaded library, or None before the first load."""
+    return _lib_path
+
+
+def _reset() -> None:
+    """Forgets the loaded library so the next call looks it up again (tests)."""
+    global _lib, _lib_path
+    with _lock:
+        _lib, _lib_path = None, None
+
+
+def _set_kernel_dir(lib: ctypes.CDLL, kernel_dir: str) -> None:
+    rc = lib.dgemm_set_kernel_dir(os.fsencode(kernel_dir))
+    if rc != 0:
+        raise RuntimeError(f"dgemm_set_kernel_dir({kernel_dir!r}) failed with code {rc}")
+
+
+def set_kernel_dir(kernel_dir: str) -> None:
+    """Points the runtime at a kernel bundle directory (overrides ``DGEMM_KERNEL_DIR``)."""
+    _set_kernel_dir(load(), str(kernel_dir))
+
+
+def version() -> str:
+    """The runtime library's version string."""
+    return load().dgemm_runtime_version().decode()
+
+
+def _ks_array(ks: Sequence[int]):
+    return (ctypes.c_int32 * len(ks))(*ks)
+
+
+def workspace_bytes(m: int, n: int, ks: Sequence[int]) -> int:
+    return int(load().dgemm_k_grouped_workspace_bytes(m, n, len(ks), _ks_array(ks)))
+
+
+def launch(
+    a: int, sfa: int, b: int, sfb: int, d: int, c: int,
+    m: int, n: int, ks: Sequence[int], ks_device: int,
+    workspace: int, workspace_bytes: int, stream: int,
+) -> None:
+    """Enqueues the kernel on ``stream``; raises on a non-zero return code."""
+    lib = load()
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    rc = lib.dgemm_k_grouped_fp8_gemm_nt_contiguous(
+        a, sfa, b, sfb, d, c, m, n, len(ks), _ks_array(ks), ks_device,
+        workspace, workspace_bytes, stream, err, _ERR_LEN)
+    if rc != 0:
+        message = err.value.decode(errors="replace") or "(no message)"
+        name = _ERROR_NAMES.get(rc, f"code {rc}")
+        exc = ValueError if rc == _INVALID_ARGUMENT else RuntimeError
+        raise exc(f"dgemm runtime: {name}: {message}")

@@ -1,0 +1,78 @@
+/* A stand-in for libdgemm_runtime.so with the same C ABI
+ * (runtime/include/dgemm/Runtime/dgemm_runtime.h). It launches nothing: it
+ * records the arguments of the last call so the tests can check what the
+ * ctypes binding passes. Built by the tests with the host C compiler. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define STUB_MAX_GROUPS 64
+
+struct StubCall {
+  const void *ptrs[6]; /* a, sfa, b, sfb, d, c */
+  int64_t m, n;
+  int32_t num_groups;
+  int32_t ks[STUB_MAX_GROUPS];
+  const void *ks_device;
+  void *workspace;
+  uint64_t workspace_bytes;
+  void *stream;
+  uint64_t err_len;
+  int64_t calls;
+};
+
+static struct StubCall last;
+static char kernel_dir[4096];
+static int fail_code;
+
+int dgemm_k_grouped_fp8_gemm_nt_contiguous(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const void *c, int64_t m, int64_t n, int32_t num_groups,
+    const int32_t *ks_host, const int32_t *ks_device, void *workspace,
+    uint64_t workspace_bytes, void *stream, char *err, uint64_t err_len) {
+  last.ptrs[0] = a;
+  last.ptrs[1] = sfa;
+  last.ptrs[2] = b;
+  last.ptrs[3] = sfb;
+  last.ptrs[4] = d;
+  last.ptrs[5] = c;
+  last.m = m;
+  last.n = n;
+  last.num_groups = num_groups;
+  for (int32_t i = 0; i < num_groups && i < STUB_MAX_GROUPS; ++i)
+    last.ks[i] = ks_host[i];
+  last.ks_device = ks_device;
+  last.workspace = workspace;
+  last.workspace_bytes = workspace_bytes;
+  last.stream = stream;
+  last.err_len = err_len;
+  last.calls += 1;
+  if (fail_code != 0) {
+    snprintf(err, err_len, "stub failure %d", fail_code);
+    return fail_code;
+  }
+  return 0;
+}
+
+/* A value the tests can predict from the arguments. */
+uint64_t dgemm_k_grouped_workspace_bytes(int64_t m, int64_t n,
+                                         int32_t num_groups,
+                                         const int32_t *ks_host) {
+  uint64_t sum = 0;
+  for (int32_t i = 0; i < num_groups; ++i)
+    sum += (uint64_t)ks_host[i];
+  return 128u * (uint64_t)(m + n + num_groups) + sum;
+}
+
+int dgemm_set_kernel_dir(const char *dir) {
+  if (dir == NULL || dir[0] == '\0')
+    return 1;
+  snprintf(kernel_dir, sizeof(kernel_dir), "%s", dir);
+  return 0;
+}
+
+const char *dgemm_runtime_version(void) { return "stub-1"; }
+
+const struct StubCall *stub_last_call(void) { return &last; }
+const char *stub_kernel_dir(void) { return kernel_dir; }
+void stub_set_fail(int code) { fail_code = code; }

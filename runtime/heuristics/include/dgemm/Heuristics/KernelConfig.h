@@ -1,0 +1,90 @@
+//===- KernelConfig.h - K-grouped FP8 kernel configurations -----*- C++ -*-===//
+//
+// The tile/pipeline parameters of the k-grouped FP8 GEMM kernel, the rules a
+// configuration must satisfy to be lowered, and the heuristic that picks one
+// for a problem. Plain C++17 so that both the compiler (dgemm-select-config)
+// and the runtime can use it. See docs/Heuristics.md and docs/KernelABI.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DGEMM_HEURISTICS_KERNELCONFIG_H
+#define DGEMM_HEURISTICS_KERNELCONFIG_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dgemm {
+namespace heuristics {
+
+/// The device the kernel is built for. Defaults are the H200 (SM90a).
+struct Target {
+  int numSMs = 132;
+  int maxSmemPerBlock = 232448;
+};
+
+/// A k-grouped problem: G groups, each D_g (M x N) += A_g (M x K_g) B_g^T.
+struct KGroupedProblem {
+  int64_t m = 0, n = 0;
+  int numGroups = 0;
+  /// Per-group K if known; may be empty. When non-empty it is authoritative
+  /// and its size is the number of groups.
+  std::vector<int64_t> ks;
+  /// K of every group when `ks` is empty; 0 means unknown (4096 is assumed).
+  int64_t expectedKPerGroup = 0;
+};
+
+/// One kernel variant; every field is baked into the generated PTX.
+struct KernelConfig {
+  int blockM = 128, blockN = 128, blockK = 128, stages = 0, descSlots = 2,
+      mathWarpgroups = 2;
+  int clusterM = 1, clusterN = 1; // TMA multicast: only 1x1 is lowered today
+  int swizzleA = 128, swizzleB = 128; // bytes
+  int numSMs = 132;
+
+  /// One TMA producer warpgroup plus the math warpgroups.
+  int threads() const;
+  /// Dynamic shared memory; see smemBytesFor.
+  int smemBytes() const;
+  /// "dgemm_kgrouped_fp8_1d1d_bm<M>_bn<N>_s<S>_r<R>", plus "_c<cm>x<cn>" only
+  /// when a cluster dimension is not 1.
+  std::string entryName() const;
+  /// The .meta file of docs/KernelABI.md, one key=value per line.
+  std::string toMeta() const;
+
+  bool operator==(const KernelConfig &other) const;
+  bool operator!=(const KernelConfig &other) const { return !(*this == other); }
+};
+
+/// Dynamic shared memory of a kernel: 1024 bytes of alignment slack, then per
+/// stage the A and B tiles (128 FP8 K per row), the sfa/sfb slices (padded to
+/// 128 bytes), and a full/empty mbarrier pair.
+int smemBytesFor(int blockM, int blockN, int stages);
+
+/// Largest stage count whose smemBytesFor fits the target, capped at 8;
+/// 0 when not even one stage fits.
+int maxStages(int blockM, int blockN, const Target &target);
+
+/// "" if `config` can be lowered for `target`, else a message naming the first
+/// violated field (by its .meta key) and the rule.
+std::string checkConfig(const KernelConfig &config, const Target &target);
+
+/// The modelled run time (microseconds) of `config` on `problem`: the largest
+/// per-CTA sum of tile costs under the kernel's round-robin tile schedule.
+/// Exposed so tests and tools can explain a choice.
+double estimateKGroupedMakespanUs(const KGroupedProblem &problem,
+                                  const KernelConfig &config,
+                                  const Target &target);
+
+/// The candidate with the smallest modelled makespan (see docs/Heuristics.md).
+KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
+                                  const Target &target);
+
+/// Every config selectKGroupedConfig can return for `target`, in a fixed
+/// order without duplicates; used to pre-build the kernel bundle.
+std::vector<KernelConfig> candidateKGroupedConfigs(const Target &target);
+
+} // namespace heuristics
+} // namespace dgemm
+
+#endif // DGEMM_HEURISTICS_KERNELCONFIG_H

@@ -1,0 +1,280 @@
+//===- KernelConfig.cpp - K-grouped FP8 kernel configurations -------------===//
+//
+// The cost model behind selectKGroupedConfig is described, with its
+// constants, in docs/Heuristics.md; keep the two in step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dgemm/Heuristics/KernelConfig.h"
+
+#include <algorithm>
+#include <sstream>
+
+using namespace dgemm::heuristics;
+
+namespace {
+
+// Kernel-layout facts (docs/KernelABI.md).
+constexpr int kBlockK = 128;          // FP8 1D1D: one scale per 128 K
+constexpr int kSmemAlignSlack = 1024; // dynamic smem base rounded up to 1 KiB
+constexpr int kScaleSliceAlign = 128; // sfa/sfb slices start 128-byte aligned
+constexpr int kBarrierBytesPerStage = 2 * 8; // full + empty mbarrier
+constexpr int kMaxStages = 8;
+constexpr int kThreadsPerWarpgroup = 128;
+constexpr int kMaxBlockNForRegisters = 192;
+
+// Candidate tiles. Every blockN is a multiple of 16 and divides 7168 or 2048
+// (the DeepGEMM benchmark N values) or sits between those that do, so wave
+// quantization can be traded against per-tile overhead. Listed in preference
+// order, which is also the tie-break order.
+constexpr int kCandidateBlockM[] = {128, 64};
+constexpr int kCandidateBlockN[] = {192, 160, 144, 128, 112, 96, 64};
+
+// Cost-model constants (assumptions, not measurements; docs/Heuristics.md).
+// Dense FP8 WGMMA peak of an H100/H200 SM: 1979 TFLOP/s over 132 SMs.
+constexpr double kPeakFlopsPerSmPerUs = 1979e6 / 132;
+// Sustained fraction of peak for two math warpgroups (blockM = 128).
+constexpr double kMathEfficiencyBm128 = 0.75;
+// One math warpgroup cannot hide the FP32 scale promotion behind the next
+// WGMMA, so blockM = 64 runs at this fraction of the blockM = 128 rate.
+constexpr double kRelativeRateBm64 = 0.6;
+// Epilogue: read C and write D, FP32, with HBM (~4 TB/s) shared by all SMs.
+constexpr double kHbmBytesPerUs = 4e6;
+constexpr double kEpilogueBytesPerElement = 2 * 4;
+// Filling the TMA pipeline of a tile that has K > 0 (about one HBM round trip
+// plus the first stages).
+constexpr double kPipelineFillUs = 1.0;
+// Makespans within this relative distance of the best count as a tie, broken
+// by the preference order above: the model is not more accurate than that.
+constexpr double kTieTolerance = 0.01;
+// Assumed K per group when the problem gives neither ks nor an expectation.
+constexpr int64_t kDefaultKPerGroup = 4096;
+
+int alignTo(int value, int align) {
+  return (value + align - 1) / align * align;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string violation(const char *field, const std::string &rule, int64_t got) {
+  std::ostringstream os;
+  os << field << " must " << rule << ", got " << got;
+  return os.str();
+}
+
+/// Per-group K as the model sees it: ks when given, else the expectation.
+std::vector<int64_t> effectiveKs(const KGroupedProblem &problem) {
+  if (!problem.ks.empty()) {
+    std::vector<int64_t> ks = problem.ks;
+    for (int64_t &k : ks)
+      k = std::max<int64_t>(k, 0);
+    return ks;
+  }
+  int64_t k = problem.expectedKPerGroup > 0 ? problem.expectedKPerGroup
+                                            : kDefaultKPerGroup;
+  return std::vector<int64_t>(std::max(problem.numGroups, 0), k);
+}
+
+KernelConfig makeCandidate(int blockM, int blockN, const Target &target) {
+  KernelConfig config;
+  config.blockM = blockM;
+  config.blockN = blockN;
+  config.blockK = kBlockK;
+  config.stages = maxStages(blockM, blockN, target);
+  config.descSlots = 2;
+  config.mathWarpgroups = blockM / 64;
+  config.numSMs = target.numSMs;
+  return config;
+}
+
+} // namespace
+
+int KernelConfig::threads() const {
+  return kThreadsPerWarpgroup * (1 + mathWarpgroups);
+}
+
+int KernelConfig::smemBytes() const {
+  return smemBytesFor(blockM, blockN, stages);
+}
+
+std::string KernelConfig::entryName() const {
+  std::ostringstream os;
+  os << "dgemm_kgrouped_fp8_1d1d_bm" << blockM << "_bn" << blockN << "_s"
+     << stages << "_r" << descSlots;
+  if (clusterM != 1 || clusterN != 1)
+    os << "_c" << clusterM << "x" << clusterN;
+  return os.str();
+}
+
+std::string KernelConfig::toMeta() const {
+  std::ostringstream os;
+  os << "entry=" << entryName() << "\n"
+     << "kind=k_grouped_contiguous\n"
+     << "abi=1\n"
+     << "block_m=" << blockM << "\n"
+     << "block_n=" << blockN << "\n"
+     << "block_k=" << blockK << "\n"
+     << "stages=" << stages << "\n"
+     << "desc_slots=" << descSlots << "\n"
+     << "math_warpgroups=" << mathWarpgroups << "\n"
+     << "threads=" << threads() << "\n"
+     << "cluster_m=" << clusterM << "\n"
+     << "cluster_n=" << clusterN << "\n"
+     << "smem_bytes=" << smemBytes() << "\n";
+  return os.str();
+}
+
+bool KernelConfig::operator==(const KernelConfig &o) const {
+  return blockM == o.blockM && blockN == o.blockN && blockK == o.blockK &&
+         stages == o.stages && descSlots == o.descSlots &&
+         mathWarpgroups == o.mathWarpgroups && clusterM == o.clusterM &&
+         clusterN == o.clusterN && swizzleA == o.swizzleA &&
+         swizzleB == o.swizzleB && numSMs == o.numSMs;
+}
+
+int dgemm::heuristics::smemBytesFor(int blockM, int blockN, int stages) {
+  int perStage = (blockM + blockN) * kBlockK +
+                 alignTo(blockM * 4, kScaleSliceAlign) +
+                 alignTo(blockN * 4, kScaleSliceAlign);
+  return kSmemAlignSlack + stages * perStage + stages * kBarrierBytesPerStage;
+}
+
+int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
+  int stages = 0;
+  while (stages < kMaxStages &&
+         smemBytesFor(blockM, blockN, stages + 1) <= target.maxSmemPerBlock)
+    ++stages;
+  return stages;
+}
+
+std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
+                                           const Target &target) {
+  if (c.blockM != 64 && c.blockM != 128)
+    return violation("block_m", "be 64 or 128 (64 rows per math warpgroup)",
+                     c.blockM);
+  if (c.mathWarpgroups != c.blockM / 64)
+    return violation("math_warpgroups",
+                     "equal block_m / 64 = " + std::to_string(c.blockM / 64),
+                     c.mathWarpgroups);
+  if (c.blockN < 8 || c.blockN > 256 || c.blockN % 8 != 0)
+    return violation("block_n", "be a multiple of 8 in [8, 256] (WGMMA N)",
+                     c.blockN);
+  if (c.blockN > kMaxBlockNForRegisters)
+    return violation("block_n",
+                     "be <= 192 (register budget: 2 * block_n / 2 FP32 "
+                     "accumulators per thread)",
+                     c.blockN);
+  if (c.blockK != kBlockK)
+    return violation("block_k", "be 128 (FP8 1D1D recipe: one scale per 128 K)",
+                     c.blockK);
+  if (c.stages < 2)
+    return violation("stages", "be >= 2 (load one stage while computing one)",
+                     c.stages);
+  if (c.descSlots != 1 && c.descSlots != 2)
+    return violation("desc_slots", "be 1 or 2", c.descSlots);
+  if (c.smemBytes() > target.maxSmemPerBlock)
+    return violation("smem_bytes",
+                     "be <= the target's max dynamic shared memory per block " +
+                         std::to_string(target.maxSmemPerBlock),
+                     c.smemBytes());
+  if (c.clusterM != 1 && c.clusterM != 2)
+    return violation("cluster_m", "be 1 or 2", c.clusterM);
+  if (c.clusterN != 1 && c.clusterN != 2)
+    return violation("cluster_n", "be 1 or 2", c.clusterN);
+  if (c.clusterM == 2 && c.clusterN == 2)
+    return "cluster_m and cluster_n must not both be 2 (multicast along one "
+           "dimension only)";
+  if (c.swizzleA != 128)
+    return violation("swizzle_a",
+                     "be 128 (bytes: one 128-byte FP8 K row per TMA box row)",
+                     c.swizzleA);
+  if (c.swizzleB != 128)
+    return violation("swizzle_b",
+                     "be 128 (bytes: one 128-byte FP8 K row per TMA box row)",
+                     c.swizzleB);
+  if (c.numSMs < 1)
+    return violation("num_sms", "be >= 1", c.numSMs);
+  return "";
+}
+
+double
+dgemm::heuristics::estimateKGroupedMakespanUs(const KGroupedProblem &problem,
+                                              const KernelConfig &config,
+                                              const Target &target) {
+  std::vector<int64_t> ks = effectiveKs(problem);
+  if (problem.m <= 0 || problem.n <= 0 || ks.empty() || target.numSMs < 1)
+    return 0;
+  int64_t tilesPerGroup =
+      ceilDiv(problem.m, config.blockM) * ceilDiv(problem.n, config.blockN);
+  int64_t numTiles = tilesPerGroup * static_cast<int64_t>(ks.size());
+  int64_t grid = std::min<int64_t>(target.numSMs, numTiles);
+
+  double mathRate = kPeakFlopsPerSmPerUs * kMathEfficiencyBm128 *
+                    (config.blockM == 64 ? kRelativeRateBm64 : 1.0);
+  double tileElems = static_cast<double>(config.blockM) * config.blockN;
+  double epilogueUs =
+      tileElems * kEpilogueBytesPerElement / (kHbmBytesPerUs / target.numSMs);
+
+  // Tile t runs on CTA t % grid and a group's tiles are contiguous and equally
+  // expensive, so each group adds its cost q times to every CTA and once more
+  // to a cyclic run of r CTAs: O(groups + grid) instead of O(tiles).
+  std::vector<double> extra(grid + 1, 0.0);
+  double everyCta = 0;
+  int64_t first = 0;
+  for (int64_t k : ks) {
+    // Padded K: the last K block is loaded and multiplied whole.
+    double paddedK = static_cast<double>(ceilDiv(k, kBlockK) * kBlockK);
+    double cost = paddedK * 2 * tileElems / mathRate + epilogueUs +
+                  (k > 0 ? kPipelineFillUs : 0.0);
+    everyCta += static_cast<double>(tilesPerGroup / grid) * cost;
+    int64_t rem = tilesPerGroup % grid;
+    int64_t begin = first % grid;
+    int64_t end = begin + rem;
+    extra[begin] += cost;
+    if (end <= grid) {
+      extra[end] -= cost;
+    } else {
+      extra[grid] -= cost;
+      extra[0] += cost;
+      extra[end - grid] -= cost;
+    }
+    first += tilesPerGroup;
+  }
+  double running = 0, worst = 0;
+  for (int64_t cta = 0; cta < grid; ++cta) {
+    running += extra[cta];
+    worst = std::max(worst, running);
+  }
+  return everyCta + worst;
+}
+
+KernelConfig
+dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
+                                        const Target &target) {
+  std::vector<KernelConfig> candidates = candidateKGroupedConfigs(target);
+  if (candidates.empty()) // Nothing fits; let checkConfig report why.
+    return makeCandidate(128, 128, target);
+
+  std::vector<double> makespans;
+  for (const KernelConfig &c : candidates)
+    makespans.push_back(estimateKGroupedMakespanUs(problem, c, target));
+  double best = *std::min_element(makespans.begin(), makespans.end());
+  // Candidates are in preference order, so the first near-best one wins.
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (makespans[i] <= best * (1 + kTieTolerance))
+      return candidates[i];
+  return candidates.front();
+}
+
+std::vector<KernelConfig>
+dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
+  std::vector<KernelConfig> candidates;
+  for (int blockM : kCandidateBlockM) {
+    for (int blockN : kCandidateBlockN) {
+      KernelConfig config = makeCandidate(blockM, blockN, target);
+      if (checkConfig(config, target).empty())
+        candidates.push_back(config);
+    }
+  }
+  return candidates;
+}

@@ -1,0 +1,571 @@
+//===- KernelConfigTest.cpp - Tests for the k-grouped config heuristics ---===//
+
+#include "dgemm/Heuristics/KernelConfig.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <set>
+
+using namespace dgemm::heuristics;
+
+namespace {
+
+/// A valid config to break one field of at a time.
+KernelConfig validConfig() {
+  KernelConfig c;
+  c.blockM = 128;
+  c.blockN = 128;
+  c.stages = 6;
+  c.descSlots = 2;
+  c.mathWarpgroups = 2;
+  return c;
+}
+
+KGroupedProblem uniformProblem(int numGroups, int64_t m, int64_t n,
+                               int64_t kPerGroup) {
+  KGroupedProblem p;
+  p.m = m;
+  p.n = n;
+  p.numGroups = numGroups;
+  p.expectedKPerGroup = kPerGroup;
+  return p;
+}
+
+/// The rejection message for `c`, which must name `field`.
+void expectRejected(const KernelConfig &c, const std::string &field) {
+  std::string message = checkConfig(c, Target());
+  EXPECT_NE(message, "") << "expected a violation of " << field;
+  EXPECT_NE(message.find(field), std::string::npos)
+      << "message does not name " << field << ": " << message;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory and stages
+//===----------------------------------------------------------------------===//
+
+TEST(SmemBytesFor, MatchesTheLayoutFormula) {
+  // 1024 + s * ((bm + bn) * 128 + align128(bm * 4) + align128(bn * 4)) + 16s.
+  EXPECT_EQ(smemBytesFor(128, 128, 6), 1024 + 6 * (256 * 128 + 512 + 512) + 96);
+  EXPECT_EQ(smemBytesFor(128, 128, 6), 203872);
+  EXPECT_EQ(smemBytesFor(128, 192, 5), 212304);
+  EXPECT_EQ(smemBytesFor(64, 64, 8), 136320);
+  EXPECT_EQ(smemBytesFor(128, 160, 6), 229216);
+  EXPECT_EQ(smemBytesFor(64, 64, 0), 1024);
+}
+
+TEST(SmemBytesFor, PadsScaleSlicesTo128Bytes) {
+  // block_n = 8: 32 bytes of sfb round up to 128; block_n = 40: 160 -> 256.
+  EXPECT_EQ(smemBytesFor(64, 8, 2), 1024 + 2 * (72 * 128 + 256 + 128) + 32);
+  EXPECT_EQ(smemBytesFor(64, 40, 1), 1024 + (104 * 128 + 256 + 256) + 16);
+}
+
+TEST(SmemBytesFor, MemberAgreesWithFreeFunction) {
+  KernelConfig c = validConfig();
+  c.blockN = 176;
+  c.stages = 4;
+  EXPECT_EQ(c.smemBytes(), smemBytesFor(128, 176, 4));
+}
+
+TEST(MaxStages, H200) {
+  Target h200;
+  EXPECT_EQ(maxStages(128, 128, h200), 6);
+  EXPECT_EQ(maxStages(128, 192, h200), 5);
+  EXPECT_EQ(maxStages(128, 160, h200), 6);
+  EXPECT_EQ(maxStages(128, 112, h200), 7);
+  EXPECT_EQ(maxStages(64, 192, h200), 6);
+  // Would fit 13 stages; capped.
+  EXPECT_EQ(maxStages(64, 64, h200), 8);
+}
+
+TEST(MaxStages, IsTheLargestThatFits) {
+  Target t;
+  t.maxSmemPerBlock = smemBytesFor(128, 128, 3);
+  EXPECT_EQ(maxStages(128, 128, t), 3);
+  t.maxSmemPerBlock -= 1;
+  EXPECT_EQ(maxStages(128, 128, t), 2);
+  t.maxSmemPerBlock = 1024;
+  EXPECT_EQ(maxStages(128, 128, t), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// checkConfig
+//===----------------------------------------------------------------------===//
+
+TEST(CheckConfig, AcceptsValidConfigs) {
+  EXPECT_EQ(checkConfig(validConfig(), Target()), "");
+  KernelConfig small = validConfig();
+  small.blockM = 64;
+  small.mathWarpgroups = 1;
+  small.blockN = 8;
+  small.stages = 2;
+  small.descSlots = 1;
+  EXPECT_EQ(checkConfig(small, Target()), "");
+  KernelConfig multicastM = validConfig();
+  multicastM.clusterM = 2;
+  EXPECT_EQ(checkConfig(multicastM, Target()), "");
+  KernelConfig multicastN = validConfig();
+  multicastN.clusterN = 2;
+  EXPECT_EQ(checkConfig(multicastN, Target()), "");
+}
+
+TEST(CheckConfig, BlockNMessage) {
+  KernelConfig c = validConfig();
+  c.blockN = 100;
+  EXPECT_EQ(checkConfig(c, Target()),
+            "block_n must be a multiple of 8 in [8, 256] (WGMMA N), got 100");
+}
+
+TEST(CheckConfig, RejectsBlockM) {
+  KernelConfig c = validConfig();
+  c.blockM = 96;
+  expectRejected(c, "block_m");
+  c.blockM = 256;
+  c.mathWarpgroups = 4;
+  expectRejected(c, "block_m");
+}
+
+TEST(CheckConfig, RejectsMathWarpgroupsNotBlockMOver64) {
+  KernelConfig c = validConfig();
+  c.blockM = 64;
+  expectRejected(c, "math_warpgroups");
+  c = validConfig();
+  c.mathWarpgroups = 1;
+  expectRejected(c, "math_warpgroups");
+}
+
+TEST(CheckConfig, RejectsBlockNOutsideWgmmaN) {
+  for (int blockN : {0, 4, 100, 264}) {
+    KernelConfig c = validConfig();
+    c.blockN = blockN;
+    c.stages = 2;
+    SCOPED_TRACE(blockN);
+    expectRejected(c, "block_n");
+    EXPECT_NE(checkConfig(c, Target()).find("WGMMA"), std::string::npos);
+  }
+}
+
+TEST(CheckConfig, RejectsBlockNOverRegisterBudget) {
+  KernelConfig c = validConfig();
+  c.blockN = 200; // a valid WGMMA N, fits smem at 2 stages
+  c.stages = 2;
+  expectRejected(c, "block_n");
+  EXPECT_NE(checkConfig(c, Target()).find("register"), std::string::npos);
+  c.blockN = 192;
+  EXPECT_EQ(checkConfig(c, Target()), "");
+}
+
+TEST(CheckConfig, RejectsBlockK) {
+  KernelConfig c = validConfig();
+  c.blockK = 64;
+  expectRejected(c, "block_k");
+}
+
+TEST(CheckConfig, RejectsStages) {
+  KernelConfig c = validConfig();
+  c.stages = 1;
+  expectRejected(c, "stages");
+  c.stages = 0;
+  expectRejected(c, "stages");
+}
+
+TEST(CheckConfig, RejectsDescSlots) {
+  KernelConfig c = validConfig();
+  c.descSlots = 3;
+  expectRejected(c, "desc_slots");
+  c.descSlots = 0;
+  expectRejected(c, "desc_slots");
+}
+
+TEST(CheckConfig, RejectsSmemOverTarget) {
+  KernelConfig c = validConfig();
+  c.stages = 7; // 237680 bytes > 232448
+  expectRejected(c, "smem_bytes");
+  Target small;
+  small.maxSmemPerBlock = 101376;
+  c.stages = 6;
+  EXPECT_NE(checkConfig(c, small).find("smem_bytes"), std::string::npos);
+}
+
+TEST(CheckConfig, RejectsClusterDims) {
+  KernelConfig c = validConfig();
+  c.clusterM = 3;
+  expectRejected(c, "cluster_m");
+  c = validConfig();
+  c.clusterN = 0;
+  expectRejected(c, "cluster_n");
+  c = validConfig();
+  c.clusterM = 2;
+  c.clusterN = 2;
+  expectRejected(c, "cluster_m");
+  expectRejected(c, "cluster_n");
+}
+
+TEST(CheckConfig, RejectsSwizzle) {
+  KernelConfig c = validConfig();
+  c.swizzleA = 64;
+  expectRejected(c, "swizzle_a");
+  c = validConfig();
+  c.swizzleB = 32;
+  expectRejected(c, "swizzle_b");
+}
+
+TEST(CheckConfig, RejectsNumSMs) {
+  KernelConfig c = validConfig();
+  c.numSMs = 0;
+  expectRejected(c, "num_sms");
+}
+
+//===----------------------------------------------------------------------===//
+// Names and metadata
+//===----------------------------------------------------------------------===//
+
+TEST(KernelConfig, Threads) {
+  KernelConfig c = validConfig();
+  EXPECT_EQ(c.threads(), 384);
+  c.blockM = 64;
+  c.mathWarpgroups = 1;
+  EXPECT_EQ(c.threads(), 256);
+}
+
+TEST(KernelConfig, EntryName) {
+  KernelConfig c = validConfig();
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2");
+  c.blockM = 64;
+  c.blockN = 96;
+  c.stages = 8;
+  c.descSlots = 1;
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn96_s8_r1");
+  c.clusterM = 2;
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn96_s8_r1_c2x1");
+  c.clusterM = 1;
+  c.clusterN = 2;
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn96_s8_r1_c1x2");
+}
+
+TEST(KernelConfig, ToMeta) {
+  EXPECT_EQ(validConfig().toMeta(),
+            "entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2\n"
+            "kind=k_grouped_contiguous\n"
+            "abi=1\n"
+            "block_m=128\n"
+            "block_n=128\n"
+            "block_k=128\n"
+            "stages=6\n"
+            "desc_slots=2\n"
+            "math_warpgroups=2\n"
+            "threads=384\n"
+            "cluster_m=1\n"
+            "cluster_n=1\n"
+            "smem_bytes=203872\n");
+  KernelConfig c = validConfig();
+  c.clusterN = 2;
+  std::string meta = c.toMeta();
+  EXPECT_NE(meta.find("entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c1x2\n"),
+            std::string::npos);
+  EXPECT_NE(meta.find("\ncluster_n=2\n"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Candidates
+//===----------------------------------------------------------------------===//
+
+TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
+  Target h200;
+  std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
+  EXPECT_EQ(candidates.size(), 14u);
+  std::set<std::string> names;
+  for (const KernelConfig &c : candidates) {
+    SCOPED_TRACE(c.entryName());
+    EXPECT_EQ(checkConfig(c, h200), "");
+    EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, h200));
+    EXPECT_EQ(c.descSlots, 2);
+    EXPECT_EQ(c.clusterM, 1);
+    EXPECT_EQ(c.clusterN, 1);
+    EXPECT_EQ(c.numSMs, 132);
+    EXPECT_EQ(c.blockN % 16, 0);
+    EXPECT_TRUE(names.insert(c.entryName()).second) << "duplicate";
+  }
+}
+
+TEST(Candidates, DeterministicOrder) {
+  std::vector<KernelConfig> a = candidateKGroupedConfigs(Target());
+  std::vector<KernelConfig> b = candidateKGroupedConfigs(Target());
+  EXPECT_EQ(a, b);
+  ASSERT_FALSE(a.empty());
+  // Preference order: block_m = 128 first, larger block_n first.
+  EXPECT_EQ(a.front().entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2");
+  EXPECT_EQ(a.back().entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2");
+}
+
+TEST(Candidates, FollowTheTarget) {
+  Target t;
+  t.numSMs = 78;
+  t.maxSmemPerBlock = 101376;
+  std::vector<KernelConfig> candidates = candidateKGroupedConfigs(t);
+  ASSERT_FALSE(candidates.empty());
+  for (const KernelConfig &c : candidates) {
+    SCOPED_TRACE(c.entryName());
+    EXPECT_EQ(checkConfig(c, t), "");
+    EXPECT_EQ(c.numSMs, 78);
+    EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, t));
+  }
+}
+
+TEST(Candidates, CoverEverySelection) {
+  Target h200;
+  std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
+  std::set<std::string> selected;
+  for (int64_t m : {64, 192, 256, 1024, 2048, 4096, 7168})
+    for (int64_t n : {64, 200, 512, 2048, 7168})
+      for (int g : {1, 4, 32})
+        for (int64_t k : {128, 1024, 8192}) {
+          KernelConfig c =
+              selectKGroupedConfig(uniformProblem(g, m, n, k), h200);
+          selected.insert(c.entryName());
+          EXPECT_NE(std::find(candidates.begin(), candidates.end(), c),
+                    candidates.end())
+              << c.entryName() << " is not a candidate";
+        }
+  // The sweep exercises both block_m values and several block_n values.
+  EXPECT_GE(selected.size(), 4u);
+}
+
+//===----------------------------------------------------------------------===//
+// Cost model
+//===----------------------------------------------------------------------===//
+
+TEST(Makespan, MatchesTileByTileRoundRobin) {
+  Target t;
+  // 15 tiles per group on 9 CTAs: remainders of 6 that wrap around the grid.
+  t.numSMs = 9;
+  KernelConfig c = validConfig();
+  KGroupedProblem p;
+  p.m = 300;
+  p.n = 520;
+  p.ks = {256, 0, 128, 1000, 4096};
+  // Cost of one tile of a group: a problem that is exactly that tile.
+  auto tileCost = [&](int64_t k) {
+    KGroupedProblem one;
+    one.m = c.blockM;
+    one.n = c.blockN;
+    one.ks = {k};
+    return estimateKGroupedMakespanUs(one, c, t);
+  };
+  int64_t tilesPerGroup = 3 * 5;
+  std::vector<double> load(t.numSMs, 0.0);
+  int64_t tile = 0;
+  for (int64_t k : p.ks)
+    for (int64_t i = 0; i < tilesPerGroup; ++i, ++tile)
+      load[tile % t.numSMs] += tileCost(k);
+  double expected = *std::max_element(load.begin(), load.end());
+  EXPECT_NEAR(estimateKGroupedMakespanUs(p, c, t), expected, 1e-9 * expected);
+}
+
+TEST(Makespan, ZeroKTileSkipsPipelineFill) {
+  // A K = 0 tile only copies c to d: going 0 -> 128 adds a K block and the
+  // pipeline fill, going 128 -> 256 only adds a K block.
+  KernelConfig c = validConfig();
+  auto tileCost = [&](int64_t k) {
+    KGroupedProblem one;
+    one.m = c.blockM;
+    one.n = c.blockN;
+    one.ks = {k};
+    return estimateKGroupedMakespanUs(one, c, Target());
+  };
+  double kBlock = tileCost(256) - tileCost(128);
+  EXPECT_GT(kBlock, 0.0);
+  EXPECT_GT(tileCost(0), 0.0);
+  EXPECT_GT(tileCost(128) - tileCost(0), kBlock + 0.5);
+  // K is padded to whole 128-blocks.
+  EXPECT_DOUBLE_EQ(tileCost(1), tileCost(128));
+}
+
+TEST(Makespan, GridSmallerThanSMs) {
+  // 2 tiles on 132 SMs: both run concurrently, makespan = one tile.
+  KernelConfig c = validConfig();
+  KGroupedProblem p;
+  p.m = 256;
+  p.n = 128;
+  p.ks = {4096};
+  KGroupedProblem one = p;
+  one.m = 128;
+  EXPECT_DOUBLE_EQ(estimateKGroupedMakespanUs(p, c, Target()),
+                   estimateKGroupedMakespanUs(one, c, Target()));
+}
+
+TEST(Makespan, Bm64IsSlowerPerElement) {
+  // Same 128x128 output area, one CTA: bm=64 takes two 64-row tiles at 0.6x.
+  Target one;
+  one.numSMs = 1;
+  KGroupedProblem p = uniformProblem(1, 128, 128, 8192);
+  KernelConfig bm64 = validConfig();
+  bm64.blockM = 64;
+  bm64.mathWarpgroups = 1;
+  EXPECT_GT(estimateKGroupedMakespanUs(p, bm64, one),
+            1.5 * estimateKGroupedMakespanUs(p, validConfig(), one));
+}
+
+TEST(Makespan, EmptyProblemIsFree) {
+  EXPECT_EQ(
+      estimateKGroupedMakespanUs(KGroupedProblem(), validConfig(), Target()),
+      0.0);
+  EXPECT_EQ(estimateKGroupedMakespanUs(uniformProblem(4, 0, 128, 128),
+                                       validConfig(), Target()),
+            0.0);
+}
+
+//===----------------------------------------------------------------------===//
+// Selection
+//===----------------------------------------------------------------------===//
+
+struct PinnedShape {
+  const char *name;
+  int numGroups;
+  int64_t m, n, kPerGroup;
+  const char *entry;
+};
+
+// Keeps test names readable (gtest would otherwise print the bytes).
+std::ostream &operator<<(std::ostream &os, const PinnedShape &s) {
+  return os << s.name;
+}
+
+class DeepGemmKGroupedShapes : public ::testing::TestWithParam<PinnedShape> {};
+
+// DeepGEMM's k-grouped benchmark shapes on 132 SMs. Pinned so that a change to
+// the model or the candidate set shows up as a deliberate test update; the
+// reasoning per shape is in docs/Heuristics.md.
+TEST_P(DeepGemmKGroupedShapes, Pinned) {
+  const PinnedShape &s = GetParam();
+  Target h200;
+  KernelConfig c = selectKGroupedConfig(
+      uniformProblem(s.numGroups, s.m, s.n, s.kPerGroup), h200);
+  EXPECT_EQ(c.entryName(), s.entry);
+  EXPECT_EQ(c.blockM, 128);
+  EXPECT_EQ(c.mathWarpgroups, 2);
+  EXPECT_EQ(c.numSMs, 132);
+  EXPECT_EQ(checkConfig(c, h200), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    H200, DeepGemmKGroupedShapes,
+    ::testing::Values(PinnedShape{"G4_M4096_N7168_K8192", 4, 4096, 7168, 8192,
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                      PinnedShape{"G4_M7168_N2048_K8192", 4, 7168, 2048, 8192,
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                      PinnedShape{"G8_M4096_N7168_K4096", 8, 4096, 7168, 4096,
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                      PinnedShape{"G8_M7168_N2048_K4096", 8, 7168, 2048, 4096,
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2"},
+                      PinnedShape{"G16_M4096_N7168_K2048", 16, 4096, 7168, 2048,
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                      PinnedShape{"G16_M7168_N2048_K2048", 16, 7168, 2048, 2048,
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"}),
+    [](const ::testing::TestParamInfo<PinnedShape> &info) {
+      return std::string(info.param.name);
+    });
+
+TEST(Select, SeedShapePinned) {
+  // The bug report's shape: 4 experts, 2048 x 2048, ks = {256, 128, 128, 256}.
+  KGroupedProblem p;
+  p.m = 2048;
+  p.n = 2048;
+  p.numGroups = 4;
+  p.ks = {256, 128, 128, 256};
+  KernelConfig c = selectKGroupedConfig(p, Target());
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2");
+  EXPECT_EQ(c.threads(), 384);
+  EXPECT_EQ(c.smemBytes(), 203872);
+}
+
+TEST(Select, Deterministic) {
+  KGroupedProblem p;
+  p.m = 3072;
+  p.n = 5120;
+  p.numGroups = 6;
+  p.ks = {128, 4096, 0, 1920, 384, 8192};
+  KGroupedProblem copy = p;
+  KernelConfig first = selectKGroupedConfig(p, Target());
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(selectKGroupedConfig(p, Target()), first);
+    EXPECT_EQ(selectKGroupedConfig(copy, Target()), first);
+  }
+  EXPECT_EQ(estimateKGroupedMakespanUs(p, first, Target()),
+            estimateKGroupedMakespanUs(copy, first, Target()));
+}
+
+TEST(Select, KsWithZeros) {
+  Target h200;
+  KGroupedProblem p;
+  p.m = 2048;
+  p.n = 2048;
+  p.numGroups = 4;
+  p.ks = {0, 4096, 0, 128};
+  KernelConfig c = selectKGroupedConfig(p, h200);
+  EXPECT_EQ(checkConfig(c, h200), "");
+  double mixed = estimateKGroupedMakespanUs(p, c, h200);
+  EXPECT_TRUE(std::isfinite(mixed));
+  EXPECT_GT(mixed, 0.0);
+
+  // Zero-K groups still write d = c: an all-zero problem costs its epilogues,
+  // which is less than when the K work is there too.
+  KGroupedProblem zeros = p;
+  zeros.ks = {0, 0, 0, 0};
+  KernelConfig z = selectKGroupedConfig(zeros, h200);
+  EXPECT_EQ(checkConfig(z, h200), "");
+  double epilogueOnly = estimateKGroupedMakespanUs(zeros, c, h200);
+  EXPECT_GT(epilogueOnly, 0.0);
+  EXPECT_LT(epilogueOnly, mixed);
+}
+
+TEST(Select, KsOverrideGroupCountAndExpectation) {
+  Target h200;
+  KGroupedProblem fromKs;
+  fromKs.m = 1024;
+  fromKs.n = 3072;
+  fromKs.numGroups = 32; // ignored: ks is authoritative
+  fromKs.expectedKPerGroup = 128;
+  fromKs.ks = {2048, 2048};
+  KGroupedProblem uniform = uniformProblem(2, 1024, 3072, 2048);
+  KernelConfig c = validConfig();
+  EXPECT_EQ(estimateKGroupedMakespanUs(fromKs, c, h200),
+            estimateKGroupedMakespanUs(uniform, c, h200));
+  EXPECT_EQ(selectKGroupedConfig(fromKs, h200),
+            selectKGroupedConfig(uniform, h200));
+}
+
+TEST(Select, UnknownKAssumes4096) {
+  Target h200;
+  KernelConfig c = validConfig();
+  EXPECT_EQ(
+      estimateKGroupedMakespanUs(uniformProblem(8, 4096, 4096, 0), c, h200),
+      estimateKGroupedMakespanUs(uniformProblem(8, 4096, 4096, 4096), c, h200));
+}
+
+TEST(Select, SmallMUsesOneMathWarpgroup) {
+  // M = 64: a 128-row tile would be half padding.
+  KernelConfig c =
+      selectKGroupedConfig(uniformProblem(1, 64, 2048, 4096), Target());
+  EXPECT_EQ(c.blockM, 64);
+  EXPECT_EQ(c.mathWarpgroups, 1);
+  EXPECT_EQ(c.threads(), 256);
+}
+
+TEST(Select, PicksTheModelledBest) {
+  // Whatever is chosen is within the tie tolerance (1%) of every candidate.
+  Target h200;
+  for (KGroupedProblem p :
+       {uniformProblem(4, 4096, 7168, 8192), uniformProblem(3, 768, 1536, 512),
+        uniformProblem(64, 256, 7168, 256)}) {
+    KernelConfig chosen = selectKGroupedConfig(p, h200);
+    double chosenUs = estimateKGroupedMakespanUs(p, chosen, h200);
+    for (const KernelConfig &c : candidateKGroupedConfigs(h200))
+      EXPECT_LE(chosenUs, 1.01 * estimateKGroupedMakespanUs(p, c, h200))
+          << chosen.entryName() << " vs " << c.entryName();
+  }
+}
+
+} // namespace

@@ -1,0 +1,73 @@
+//===- KernelBundle.h - Kernel bundle lookup and .meta files ----*- C++ -*-===//
+//
+// A kernel bundle is a directory of <entry>.ptx and <entry>.meta files
+// (docs/KernelABI.md). The .meta file tells the runtime how to launch the
+// PTX; its tiling keys must match the configuration the heuristics chose,
+// because the kernel bakes them in.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DGEMM_RUNTIME_KERNELBUNDLE_H
+#define DGEMM_RUNTIME_KERNELBUNDLE_H
+
+#include "dgemm/Heuristics/KernelConfig.h"
+#include "dgemm/Runtime/Status.h"
+
+#include <string>
+
+namespace dgemm {
+namespace runtime {
+
+/// The parameter-table version (docs/KernelABI.md) this runtime launches.
+inline constexpr int kKernelAbiVersion = 1;
+
+/// One parsed and range-checked .meta file.
+struct KernelMeta {
+  std::string entry;
+  std::string kind;
+  int abi = 0;
+  int blockM = 0, blockN = 0, blockK = 0;
+  int stages = 0;
+  int descSlots = 0;
+  int mathWarpgroups = 0;
+  int threads = 0;
+  int clusterM = 0, clusterN = 0;
+  int smemBytes = 0;
+};
+
+/// Parses the text of a .meta file. `fileName` is used in messages only;
+/// `expectedEntry`, when non-empty, must equal the entry key (it is the file
+/// stem). Every documented key is required exactly once; keys this version
+/// does not know are ignored so that newer compilers may add some. Errors
+/// (ErrorCode::BadKernelBundle) name the file, the line or key, and the rule.
+Status parseKernelMeta(const std::string &text, const std::string &fileName,
+                       const std::string &expectedEntry, KernelMeta &meta);
+
+/// Reads and parses `<dir>/<entry>.meta`. A missing file is
+/// ErrorCode::KernelNotFound.
+Status loadKernelMeta(const std::string &dir, const std::string &entry,
+                      KernelMeta &meta);
+
+/// Checks that `meta` describes the kernel `config` names: the tiling keys
+/// (block_m/n/k, stages, desc_slots, math_warpgroups, cluster_m/n) must be
+/// equal. threads and smem_bytes are taken from the .meta as they are.
+Status checkMetaMatchesConfig(const KernelMeta &meta,
+                              const heuristics::KernelConfig &config,
+                              const std::string &fileName);
+
+/// Sets the bundle directory used when DGEMM_KERNEL_DIR is not set; an empty
+/// string clears it. Thread-safe.
+void setKernelDir(const std::string &dir);
+
+/// The bundle directory: $DGEMM_KERNEL_DIR if set and non-empty, else the
+/// one given to setKernelDir, else the compile-time DGEMM_DEFAULT_KERNEL_DIR.
+/// Fails (ErrorCode::KernelNotFound) if all three are empty.
+Status resolveKernelDir(std::string &dir);
+
+/// Reads a whole file; ErrorCode::KernelNotFound if it cannot be opened.
+Status readFile(const std::string &path, std::string &contents);
+
+} // namespace runtime
+} // namespace dgemm
+
+#endif // DGEMM_RUNTIME_KERNELBUNDLE_H

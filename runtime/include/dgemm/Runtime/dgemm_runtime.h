@@ -1,0 +1,71 @@
+/*===- dgemm_runtime.h - C ABI of the dgemm runtime ---------------*- C -*-===*\
+|*                                                                            *|
+|* The stable entry points of libdgemm_runtime.so, for ctypes and other FFI. *|
+|* Plain C types only; device pointers and the stream are passed as void*.   *|
+|* Functions returning int return 0 on success and a DGEMM_ERROR_* code     *|
+|* otherwise, with a NUL-terminated message in err (truncated to err_len).   *|
+|* See docs/Runtime.md and docs/KernelABI.md.                                *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef DGEMM_RUNTIME_DGEMM_RUNTIME_H
+#define DGEMM_RUNTIME_DGEMM_RUNTIME_H
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define DGEMM_RUNTIME_EXPORT __attribute__((visibility("default")))
+#else
+#define DGEMM_RUNTIME_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes (dgemm::runtime::ErrorCode). */
+#define DGEMM_OK 0
+#define DGEMM_ERROR_INVALID_ARGUMENT 1
+#define DGEMM_ERROR_NO_DRIVER 2
+#define DGEMM_ERROR_KERNEL_NOT_FOUND 3
+#define DGEMM_ERROR_BAD_KERNEL_BUNDLE 4
+#define DGEMM_ERROR_CUDA 5
+#define DGEMM_ERROR_UNSUPPORTED_DEVICE 6
+
+/* Enqueues d[g] = c[g] + A_g B_g^T (scaled) on `stream` (a CUstream; NULL is
+ * the legacy default stream) without synchronizing. `workspace` may be NULL
+ * (a runtime-owned buffer is used; not allowed during graph capture);
+ * otherwise it must be 128-byte aligned and hold at least
+ * dgemm_k_grouped_workspace_bytes() bytes. */
+DGEMM_RUNTIME_EXPORT int dgemm_k_grouped_fp8_gemm_nt_contiguous(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const void *c, int64_t m, int64_t n, int32_t num_groups,
+    const int32_t *ks_host, const int32_t *ks_device, void *workspace,
+    uint64_t workspace_bytes, void *stream, char *err, uint64_t err_len);
+
+/* Workspace bytes for the call with these sizes (exact for the current
+ * device when a driver is present); 0 if the sizes are invalid. */
+DGEMM_RUNTIME_EXPORT uint64_t dgemm_k_grouped_workspace_bytes(
+    int64_t m, int64_t n, int32_t num_groups, const int32_t *ks_host);
+
+/* Sets the kernel bundle directory used when $DGEMM_KERNEL_DIR is unset;
+ * NULL or "" clears it. Returns 0. */
+DGEMM_RUNTIME_EXPORT int dgemm_set_kernel_dir(const char *dir);
+
+/* "MAJOR.MINOR.PATCH (kernel ABI N)"; static storage. */
+DGEMM_RUNTIME_EXPORT const char *dgemm_runtime_version(void);
+
+/* The argument checks of dgemm_k_grouped_fp8_gemm_nt_contiguous alone; never
+ * touches the driver. The workspace size is checked against the bound for
+ * 132 SMs (the H100/H200), as no device is queried. */
+DGEMM_RUNTIME_EXPORT int dgemm_check_arguments(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const void *c, int64_t m, int64_t n, int32_t num_groups,
+    const int32_t *ks_host, const int32_t *ks_device, void *workspace,
+    uint64_t workspace_bytes, char *err, uint64_t err_len);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DGEMM_RUNTIME_DGEMM_RUNTIME_H */

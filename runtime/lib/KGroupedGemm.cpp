@@ -1,0 +1,204 @@
+//===- KGroupedGemm.cpp - The k-grouped FP8 GEMM, launch path -------------===//
+
+#include "dgemm/Runtime/KGroupedGemm.h"
+
+#include "dgemm/Heuristics/KernelConfig.h"
+#include "dgemm/Runtime/Context.h"
+#include "dgemm/Runtime/Driver.h"
+#include "dgemm/Runtime/KernelBundle.h"
+#include "dgemm/Runtime/ModuleCache.h"
+#include "dgemm/Runtime/TensorMaps.h"
+
+#include <limits>
+#include <mutex>
+#include <string>
+
+using namespace dgemm::runtime;
+using dgemm::heuristics::KernelConfig;
+using dgemm::heuristics::Target;
+
+#ifndef DGEMM_RUNTIME_VERSION
+#define DGEMM_RUNTIME_VERSION "0.0.0"
+#endif
+
+namespace {
+
+Target targetFor(const DeviceInfo &device) {
+  Target target;
+  target.numSMs = device.smCount;
+  target.maxSmemPerBlock = device.maxSmemOptin;
+  return target;
+}
+
+Status checkDevice(const DriverApi &api, const DeviceInfo &device) {
+  // The bundle is sm_90a PTX, which only a compute capability 9.0 device runs.
+  if (device.ccMajor == 9 && device.ccMinor == 0)
+    return Status::success();
+  char name[256] = "unknown";
+  api.cuDeviceGetName(name, sizeof(name), device.device);
+  return Status::error(ErrorCode::UnsupportedDevice,
+                       std::string("device '") + name +
+                           "' has compute capability " +
+                           std::to_string(device.ccMajor) + "." +
+                           std::to_string(device.ccMinor) +
+                           "; the kernels are built for sm_90a (9.0)");
+}
+
+} // namespace
+
+Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
+                                                   CUstream stream) {
+  KGroupedShape shape;
+  if (Status s = checkKGroupedArgs(args, &shape); !s.ok())
+    return s;
+
+  const DriverApi *api = nullptr;
+  if (Status s = getDriver(api); !s.ok())
+    return s;
+  ScopedContext scope;
+  if (Status s = scope.enter(*api, stream); !s.ok())
+    return s;
+  DeviceInfo device;
+  if (Status s = getDeviceInfo(*api, scope.context(), scope.device(), device);
+      !s.ok())
+    return s;
+  if (Status s = checkDevice(*api, device); !s.ok())
+    return s;
+
+  Target target = targetFor(device);
+  KernelConfig config = heuristics::selectKGroupedConfig(
+      makeProblem(args.m, args.n, int(args.numGroups), args.ksHost), target);
+  if (std::string why = heuristics::checkConfig(config, target); !why.empty())
+    return Status::error(ErrorCode::UnsupportedDevice,
+                         "no kernel configuration fits this device: " + why);
+  if (numOutputTiles(args.m, args.n, args.numGroups, config) >
+      std::numeric_limits<uint32_t>::max())
+    return Status::error(ErrorCode::InvalidArgument,
+                         "arguments 'num_groups' * ceil(m / block_m) * "
+                         "ceil(n / block_n) (the output tiles) must be < 2^32");
+  int64_t gridX = gridSizeFor(args.m, args.n, args.numGroups, config,
+                              device.smCount);
+  uint64_t workspaceBytes = workspaceBytesFor(gridX, config.descSlots);
+  if (Status s = checkWorkspaceSize(args, workspaceBytes); !s.ok())
+    return s;
+
+  std::string dir;
+  if (Status s = resolveKernelDir(dir); !s.ok())
+    return s;
+  const LoadedKernel *kernel = nullptr;
+  if (Status s = getKernel(*api, scope.context(), device, dir, config, kernel);
+      !s.ok())
+    return s;
+
+  TensorMapSpec specs[4];
+  describeKGroupedTensorMaps(args, shape, kernel->meta, specs);
+  CUtensorMap maps[4];
+  for (int i = 0; i < 4; ++i)
+    if (Status s = encodeTensorMap(*api, specs[i], maps[i]); !s.ok())
+      return s;
+
+  std::unique_lock<std::mutex> workspaceLock;
+  CUdeviceptr workspace = reinterpret_cast<CUdeviceptr>(args.workspace);
+  if (!workspace) {
+    if (Status s = acquireInternalWorkspace(*api, scope.context(), stream,
+                                            workspaceBytes, workspace,
+                                            workspaceLock);
+        !s.ok())
+      return s;
+    if (workspace % kWorkspaceAlignment != 0)
+      return Status::error(ErrorCode::CudaError,
+                           "internal workspace is not 128-byte aligned");
+  }
+
+  // Parameter order and types: docs/KernelABI.md.
+  CUdeviceptr a = reinterpret_cast<CUdeviceptr>(args.a);
+  CUdeviceptr b = reinterpret_cast<CUdeviceptr>(args.b);
+  CUdeviceptr d = reinterpret_cast<CUdeviceptr>(args.d);
+  CUdeviceptr c = reinterpret_cast<CUdeviceptr>(args.c);
+  CUdeviceptr ks = reinterpret_cast<CUdeviceptr>(args.ksDevice);
+  uint32_t m = uint32_t(args.m), n = uint32_t(args.n),
+           groups = uint32_t(args.numGroups);
+  void *params[] = {&maps[kMapA], &maps[kMapB], &maps[kMapSfa],
+                    &maps[kMapSfb], &a, &b, &d, &c, &ks, &workspace,
+                    &m, &n, &groups};
+
+  const KernelMeta &meta = kernel->meta;
+  CUlaunchAttribute cluster = {};
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  // The grid is one-dimensional, so a cluster is its CTAs along x.
+  cluster.value.clusterDim.x = unsigned(meta.clusterM * meta.clusterN);
+  cluster.value.clusterDim.y = 1;
+  cluster.value.clusterDim.z = 1;
+  CUlaunchConfig launch = {};
+  launch.gridDimX = unsigned(gridX);
+  launch.gridDimY = 1;
+  launch.gridDimZ = 1;
+  launch.blockDimX = unsigned(meta.threads);
+  launch.blockDimY = 1;
+  launch.blockDimZ = 1;
+  launch.sharedMemBytes = unsigned(meta.smemBytes);
+  launch.hStream = stream;
+  launch.attrs = cluster.value.clusterDim.x != 1 ? &cluster : nullptr;
+  launch.numAttrs = cluster.value.clusterDim.x != 1 ? 1 : 0;
+  std::string what = "cuLaunchKernelEx(" + meta.entry + ")";
+  return checkCu(*api,
+                 api->cuLaunchKernelEx(&launch, kernel->function, params,
+                                       nullptr),
+                 what.c_str());
+}
+
+Status dgemm::runtime::kGroupedFp8GemmNtContiguous(
+    const void *a, const float *sfa, const void *b, const float *sfb, float *d,
+    const float *c, int64_t m, int64_t n, int numGroups, const int *ksHost,
+    const int *ksDevice, void *workspace, size_t workspaceBytes,
+    CUstream stream) {
+  KGroupedArgs args;
+  args.a = a;
+  args.sfa = sfa;
+  args.b = b;
+  args.sfb = sfb;
+  args.d = d;
+  args.c = c;
+  args.m = m;
+  args.n = n;
+  args.numGroups = numGroups;
+  args.ksHost = ksHost;
+  args.ksDevice = ksDevice;
+  args.workspace = workspace;
+  args.workspaceBytes = workspaceBytes;
+  return kGroupedFp8GemmNtContiguous(args, stream);
+}
+
+size_t dgemm::runtime::kGroupedWorkspaceBytes(int64_t m, int64_t n,
+                                              int numGroups,
+                                              const int *ksHost) {
+  Target target;
+  const DriverApi *api = nullptr;
+  if (getDriver(api).ok()) {
+    CUcontext current = nullptr;
+    CUdevice device = 0;
+    bool haveDevice = api->cuCtxGetCurrent(&current) == CUDA_SUCCESS &&
+                              current
+                          ? api->cuCtxGetDevice(&device) == CUDA_SUCCESS
+                          : api->cuDeviceGet(&device, 0) == CUDA_SUCCESS;
+    DeviceInfo info;
+    if (haveDevice && queryDeviceInfo(*api, device, info).ok())
+      target = targetFor(info);
+  }
+  return kGroupedWorkspaceBytesFor(m, n, numGroups, ksHost, target);
+}
+
+Status dgemm::runtime::checkKGroupedArguments(const KGroupedArgs &args) {
+  if (Status s = checkKGroupedArgs(args); !s.ok())
+    return s;
+  return checkWorkspaceSize(
+      args, kGroupedWorkspaceBytesFor(args.m, args.n, int(args.numGroups),
+                                      args.ksHost, Target()));
+}
+
+const char *dgemm::runtime::runtimeVersion() {
+  static const std::string version =
+      std::string(DGEMM_RUNTIME_VERSION) + " (kernel ABI " +
+      std::to_string(kKernelAbiVersion) + ")";
+  return version.c_str();
+}

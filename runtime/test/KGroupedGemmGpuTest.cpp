@@ -1,0 +1,317 @@
+//===- KGroupedGemmGpuTest.cpp - Correctness of the k-grouped GEMM --------===//
+//
+// Each case runs against the real bundle (skipped if it lacks the kernel)
+// and against the reference kernel (TestKernels.cu), which checks the
+// runtime's launch path and these tests themselves before real kernels
+// exist.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuTestUtils.h"
+
+#include "dgemm/Runtime/Context.h"
+#include "dgemm/Runtime/KGroupedGemm.h"
+
+#include <gmock/gmock.h>
+
+#include <cmath>
+#include <thread>
+
+using namespace dgemm::test;
+using dgemm::runtime::ErrorCode;
+using dgemm::runtime::KGroupedArgs;
+using dgemm::runtime::kGroupedFp8GemmNtContiguous;
+using dgemm::runtime::kGroupedWorkspaceBytes;
+using dgemm::runtime::Status;
+using ::testing::HasSubstr;
+
+namespace {
+
+constexpr double kMaxDiff = 1e-3;
+constexpr unsigned kNaNBits = 0x7fc00000u;
+
+struct GemmCase {
+  const char *name;
+  int64_t m, n;
+  std::vector<int32_t> ks;
+  /// c == d: accumulate into d.
+  bool inPlace;
+};
+
+/// 128 groups sharing 32 K blocks at random: most get 0 or 128 tokens.
+std::vector<int32_t> manySmallGroups() {
+  std::vector<int32_t> ks(128, 0);
+  uint64_t state = 12345;
+  for (int block = 0; block < 32; ++block) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    ks[(state >> 33) % 128] += 128;
+  }
+  return ks;
+}
+
+std::vector<GemmCase> gemmCases() {
+  return {
+      // The bug report's shapes, accumulating in place.
+      {"SeedShapes", 2048, 2048, {256, 128, 128, 256}, true},
+      {"MixedEmptyGroups", 512, 384, {0, 128, 0, 128, 128, 0}, false},
+      {"EightGroups", 768, 2048, {128, 128, 256, 256, 128, 256, 256, 256},
+       false},
+      {"LargeFourGroups", 4096, 7168, {8192, 8576, 8704, 8832}, false},
+      {"ManySmallGroups", 2048, 768, manySmallGroups(), false},
+      // sum(K) * M = 2.2e9 > 2^31: 64-bit offsets everywhere.
+      {"SumKTimesMAbove2To31", 8192, 256, {65536, 69632, 67584, 67584}, false},
+      {"AllGroupsEmpty", 256, 256, {0, 0, 0}, false},
+      // M and N not multiples of any block size.
+      {"RaggedEdges", 388, 260, {128, 256, 0}, true},
+  };
+}
+
+class KGroupedGemmTest
+    : public GpuTest,
+      public ::testing::WithParamInterface<std::tuple<Bundle, GemmCase>> {};
+
+TEST_P(KGroupedGemmTest, MatchesReference) {
+  const auto &[bundle, kase] = GetParam();
+  DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks);
+  const uint64_t seed = testSeed();
+  HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);
+  DeviceProblem dev;
+  ASSERT_TRUE(uploadProblem(p, kase.inPlace, dev));
+  if (!kase.inPlace)
+    DGEMM_CU_ASSERT(driver().cuMemsetD32Async(dev.d.ptr(), kNaNBits,
+                                              size_t(p.outputElems()),
+                                              stream_));
+  uint64_t wsBytes =
+      kGroupedWorkspaceBytes(p.m, p.n, int(p.groups()), p.ks.data());
+  ASSERT_GT(wsBytes, 0u);
+  DeviceBuffer workspace;
+  ASSERT_TRUE(workspace.allocate(wsBytes));
+
+  DGEMM_ASSERT_LAUNCHED(kGroupedFp8GemmNtContiguous(
+      makeArgs(p, dev, workspace.ptr(), wsBytes), stream_));
+  DGEMM_CU_ASSERT(driver().cuStreamSynchronize(stream_));
+
+  std::vector<float> d(size_t(p.outputElems()));
+  ASSERT_TRUE(dev.d.download(d.data(), d.size() * 4));
+  int64_t nonFinite = 0;
+  for (float x : d)
+    nonFinite += !std::isfinite(x);
+  EXPECT_EQ(nonFinite, 0) << "outputs left unwritten (NaN poison) or broken";
+
+  std::vector<int64_t> rows = referenceRows(p, seed);
+  Comparison cmp = compareOutput(p, d, rows, referenceOutput(p, rows));
+  for (size_t g = 0; g < cmp.groupDiff.size(); ++g)
+    EXPECT_LT(cmp.groupDiff[g], kMaxDiff)
+        << "group " << g << " (K = " << p.ks[g] << ")";
+  EXPECT_EQ(cmp.emptyGroupMismatches, 0)
+      << "groups with K = 0 must get d = c exactly";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, KGroupedGemmTest,
+    ::testing::Combine(::testing::Values(Bundle::Real, Bundle::Reference),
+                       ::testing::ValuesIn(gemmCases())),
+    [](const auto &info) {
+      return bundleName(std::get<0>(info.param)) + "_" +
+             std::get<1>(info.param).name;
+    });
+
+/// Launch-path behaviour, on one small problem.
+class LaunchTest : public GpuTest,
+                   public ::testing::WithParamInterface<Bundle> {
+protected:
+  static constexpr int64_t kM = 512, kN = 512;
+  const std::vector<int32_t> ks_ = {256, 128, 0, 384};
+};
+
+TEST_P(LaunchTest, InternalWorkspaceMatchesCallerWorkspace) {
+  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_);
+  HostProblem p = makeRandomProblem(kM, kN, ks_, testSeed());
+  DeviceProblem dev;
+  ASSERT_TRUE(uploadProblem(p, false, dev));
+  uint64_t wsBytes = kGroupedWorkspaceBytes(kM, kN, 4, p.ks.data());
+  DeviceBuffer workspace;
+  ASSERT_TRUE(workspace.allocate(wsBytes));
+  std::vector<float> expected(size_t(p.outputElems())),
+      actual(expected.size());
+
+  DGEMM_ASSERT_LAUNCHED(kGroupedFp8GemmNtContiguous(
+      makeArgs(p, dev, workspace.ptr(), wsBytes), stream_));
+  DGEMM_CU_ASSERT(driver().cuStreamSynchronize(stream_));
+  ASSERT_TRUE(dev.d.download(expected.data(), expected.size() * 4));
+
+  // Twice: the second call reuses the buffer the first one allocated.
+  for (int call = 0; call < 2; ++call) {
+    DGEMM_CU_ASSERT(driver().cuMemsetD32Async(
+        dev.d.ptr(), kNaNBits, size_t(p.outputElems()), stream_));
+    DGEMM_ASSERT_LAUNCHED(
+        kGroupedFp8GemmNtContiguous(makeArgs(p, dev, 0, 0), stream_));
+    DGEMM_CU_ASSERT(driver().cuStreamSynchronize(stream_));
+    ASSERT_TRUE(dev.d.download(actual.data(), actual.size() * 4));
+    EXPECT_EQ(0, std::memcmp(expected.data(), actual.data(),
+                             expected.size() * 4))
+        << "call " << call;
+  }
+}
+
+TEST_P(LaunchTest, ReplaysFromCudaGraph) {
+  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_);
+  HostProblem p = makeRandomProblem(kM, kN, ks_, testSeed());
+  DeviceProblem dev;
+  ASSERT_TRUE(uploadProblem(p, false, dev));
+  uint64_t wsBytes = kGroupedWorkspaceBytes(kM, kN, 4, p.ks.data());
+  DeviceBuffer workspace;
+  ASSERT_TRUE(workspace.allocate(wsBytes));
+  KGroupedArgs args = makeArgs(p, dev, workspace.ptr(), wsBytes);
+  std::vector<float> expected(size_t(p.outputElems())),
+      actual(expected.size());
+
+  // A direct launch first: it also loads the module outside the capture.
+  DGEMM_ASSERT_LAUNCHED(kGroupedFp8GemmNtContiguous(args, stream_));
+  DGEMM_CU_ASSERT(driver().cuStreamSynchronize(stream_));
+  ASSERT_TRUE(dev.d.download(expected.data(), expected.size() * 4));
+
+  DGEMM_CU_ASSERT(
+      driver().cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  Status captured = kGroupedFp8GemmNtContiguous(args, stream_);
+  // The runtime refuses its own allocation while capturing.
+  Status refused = kGroupedFp8GemmNtContiguous(makeArgs(p, dev, 0, 0), stream_);
+  CUgraph graph = nullptr;
+  DGEMM_CU_ASSERT(driver().cuStreamEndCapture(stream_, &graph));
+  ASSERT_TRUE(captured.ok()) << captured.message();
+  EXPECT_EQ(refused.code(), ErrorCode::InvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("'workspace'"));
+  CUgraphExec exec = nullptr;
+  DGEMM_CU_ASSERT(driver().cuGraphInstantiateWithFlags(&exec, graph, 0));
+
+  for (int replay = 0; replay < 3; ++replay) {
+    DGEMM_CU_ASSERT(driver().cuMemsetD32Async(
+        dev.d.ptr(), kNaNBits, size_t(p.outputElems()), stream_));
+    DGEMM_CU_ASSERT(driver().cuGraphLaunch(exec, stream_));
+    DGEMM_CU_ASSERT(driver().cuStreamSynchronize(stream_));
+    ASSERT_TRUE(dev.d.download(actual.data(), actual.size() * 4));
+    EXPECT_EQ(0, std::memcmp(expected.data(), actual.data(),
+                             expected.size() * 4))
+        << "replay " << replay;
+  }
+  driver().cuGraphExecDestroy(exec);
+  driver().cuGraphDestroy(graph);
+}
+
+TEST_P(LaunchTest, ConcurrentCallersGetIdenticalResults) {
+  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_);
+  HostProblem p = makeRandomProblem(kM, kN, ks_, testSeed());
+  constexpr int kThreads = 4;
+  DeviceProblem dev[kThreads];
+  for (DeviceProblem &one : dev)
+    ASSERT_TRUE(uploadProblem(p, false, one));
+  Status results[kThreads];
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      // Each thread: its own stream, the runtime's own workspace, and the
+      // context made current only through the stream.
+      CUstream stream = nullptr;
+      if (driver().cuCtxSetCurrent(context_) != CUDA_SUCCESS ||
+          driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) !=
+              CUDA_SUCCESS) {
+        results[t] = Status::error(ErrorCode::CudaError, "stream setup");
+        return;
+      }
+      driver().cuCtxSetCurrent(nullptr);
+      for (int call = 0; call < 8 && results[t].ok(); ++call)
+        results[t] =
+            kGroupedFp8GemmNtContiguous(makeArgs(p, dev[t], 0, 0), stream);
+      driver().cuStreamSynchronize(stream);
+      driver().cuStreamDestroy(stream);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (const Status &s : results)
+    DGEMM_ASSERT_LAUNCHED(s);
+  std::vector<float> first(size_t(p.outputElems())), other(first.size());
+  ASSERT_TRUE(dev[0].d.download(first.data(), first.size() * 4));
+  std::vector<int64_t> rows = referenceRows(p, 1);
+  Comparison cmp = compareOutput(p, first, rows, referenceOutput(p, rows));
+  for (double diff : cmp.groupDiff)
+    EXPECT_LT(diff, kMaxDiff);
+  for (int t = 1; t < kThreads; ++t) {
+    ASSERT_TRUE(dev[t].d.download(other.data(), other.size() * 4));
+    EXPECT_EQ(0, std::memcmp(first.data(), other.data(), first.size() * 4))
+        << "thread " << t;
+  }
+}
+
+TEST_P(LaunchTest, WorkspaceTooSmallIsRejected) {
+  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_);
+  HostProblem p = makeRandomProblem(kM, kN, ks_, testSeed());
+  DeviceProblem dev;
+  ASSERT_TRUE(uploadProblem(p, false, dev));
+  DeviceBuffer workspace;
+  ASSERT_TRUE(workspace.allocate(128));
+  Status s = kGroupedFp8GemmNtContiguous(
+      makeArgs(p, dev, workspace.ptr(), 128), stream_);
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("'workspace_bytes' must be >= "));
+}
+
+INSTANTIATE_TEST_SUITE_P(Bundles, LaunchTest,
+                         ::testing::Values(Bundle::Real, Bundle::Reference),
+                         [](const auto &info) { return bundleName(info.param); });
+
+/// Broken bundles fail with messages, not crashes.
+class BundleErrorTest : public GpuTest {
+protected:
+  /// Writes a bundle holding `ptx` and the selected config's .meta (edited
+  /// by `editMeta`) and calls the GEMM on it.
+  Status callWithBundle(const std::string &ptx,
+                        const std::function<void(std::string &)> &editMeta) {
+    std::vector<int32_t> ks = {128};
+    HostProblem p = makeRandomProblem(256, 256, ks, 7);
+    DeviceProblem dev;
+    EXPECT_TRUE(uploadProblem(p, false, dev));
+    dgemm::heuristics::Target target;
+    target.numSMs = smCount_;
+    dgemm::heuristics::KernelConfig config =
+        dgemm::heuristics::selectKGroupedConfig(
+            dgemm::runtime::makeProblem(256, 256, 1, ks.data()), target);
+    std::string meta = config.toMeta();
+    editMeta(meta);
+    dir_.write(config.entryName() + ".meta", meta);
+    dir_.write(config.entryName() + ".ptx", ptx);
+    ScopedEnv env("DGEMM_KERNEL_DIR", dir_.path());
+    return kGroupedFp8GemmNtContiguous(makeArgs(p, dev, 0, 0), stream_);
+  }
+  TempDir dir_;
+};
+
+TEST_F(BundleErrorTest, BadPtxReportsTheJitLog) {
+  Status s = callWithBundle(".version 8.0\n.target sm_90a\n.address_size 64\n"
+                            "this is not ptx\n",
+                            [](std::string &) {});
+  EXPECT_EQ(s.code(), ErrorCode::CudaError);
+  EXPECT_THAT(s.message(), HasSubstr("cuModuleLoadDataEx"));
+  EXPECT_THAT(s.message(), HasSubstr("JIT error log"));
+}
+
+TEST_F(BundleErrorTest, MetaDisagreeingWithHeuristicsIsRejected) {
+  Status s = callWithBundle("", [](std::string &meta) {
+    size_t at = meta.find("desc_slots=");
+    meta.replace(at, meta.find('\n', at) - at, "desc_slots=7");
+  });
+  EXPECT_EQ(s.code(), ErrorCode::BadKernelBundle);
+  EXPECT_THAT(s.message(), HasSubstr("key 'desc_slots' is 7"));
+}
+
+TEST_F(BundleErrorTest, MissingKernelIsKernelNotFound) {
+  ScopedEnv env("DGEMM_KERNEL_DIR", dir_.path());
+  std::vector<int32_t> ks = {128};
+  HostProblem p = makeRandomProblem(256, 256, ks, 7);
+  DeviceProblem dev;
+  ASSERT_TRUE(uploadProblem(p, false, dev));
+  Status s = kGroupedFp8GemmNtContiguous(makeArgs(p, dev, 0, 0), stream_);
+  EXPECT_EQ(s.code(), ErrorCode::KernelNotFound);
+  EXPECT_THAT(s.message(), HasSubstr(dir_.path()));
+}
+
+} // namespace

@@ -1,0 +1,86 @@
+//===- TensorMapsTest.cpp - The four tensor maps against the ABI ----------===//
+
+#include "dgemm/Runtime/TensorMaps.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace dgemm::runtime;
+
+namespace {
+
+struct Described {
+  std::vector<int32_t> ks;
+  KGroupedArgs args;
+  KGroupedShape shape;
+  KernelMeta meta;
+  TensorMapSpec specs[4];
+
+  Described(int64_t m, int64_t n, std::vector<int32_t> groupKs, int blockM,
+            int blockN)
+      : ks(std::move(groupKs)) {
+    args.a = reinterpret_cast<void *>(0x100000);
+    args.sfa = reinterpret_cast<void *>(0x200000);
+    args.b = reinterpret_cast<void *>(0x300000);
+    args.sfb = reinterpret_cast<void *>(0x400000);
+    args.d = args.c = reinterpret_cast<void *>(0x10000000);
+    args.m = m;
+    args.n = n;
+    args.numGroups = int64_t(ks.size());
+    args.ksHost = ks.data();
+    args.ksDevice = reinterpret_cast<const int32_t *>(0x500000);
+    EXPECT_TRUE(checkKGroupedArgs(args, &shape).ok());
+    meta.blockM = blockM;
+    meta.blockN = blockN;
+    describeKGroupedTensorMaps(args, shape, meta, specs);
+  }
+};
+
+TEST(TensorMapsTest, OperandTemplates) {
+  Described x(2048, 1024, {256, 128, 128, 256}, 128, 192);
+  const TensorMapSpec &a = x.specs[kMapA];
+  EXPECT_EQ(a.dataType, CU_TENSOR_MAP_DATA_TYPE_UINT8);
+  EXPECT_EQ(a.address, x.args.a);
+  EXPECT_EQ(a.globalDim[0], 128u);
+  EXPECT_EQ(a.globalDim[1], 2048u);
+  EXPECT_EQ(a.globalStride, 128u);
+  EXPECT_EQ(a.boxDim[0], 128u);
+  EXPECT_EQ(a.boxDim[1], 128u);
+  EXPECT_EQ(a.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+
+  const TensorMapSpec &b = x.specs[kMapB];
+  EXPECT_EQ(b.address, x.args.b);
+  EXPECT_EQ(b.globalDim[1], 1024u);
+  EXPECT_EQ(b.boxDim[1], 192u);
+  EXPECT_EQ(b.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+TEST(TensorMapsTest, ScaleMaps) {
+  Described x(2048, 1024, {256, 128, 128, 256}, 128, 192);
+  const TensorMapSpec &sfa = x.specs[kMapSfa];
+  EXPECT_EQ(sfa.dataType, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  EXPECT_EQ(sfa.address, x.args.sfa);
+  EXPECT_EQ(sfa.globalDim[0], 2048u);
+  EXPECT_EQ(sfa.globalDim[1], 6u); // sum(K) / 128
+  EXPECT_EQ(sfa.globalStride, 2048u * 4);
+  EXPECT_EQ(sfa.boxDim[0], 128u);
+  EXPECT_EQ(sfa.boxDim[1], 1u);
+  EXPECT_EQ(sfa.swizzle, CU_TENSOR_MAP_SWIZZLE_NONE);
+
+  const TensorMapSpec &sfb = x.specs[kMapSfb];
+  EXPECT_EQ(sfb.address, x.args.sfb);
+  EXPECT_EQ(sfb.globalDim[0], 1024u);
+  EXPECT_EQ(sfb.globalDim[1], 6u);
+  EXPECT_EQ(sfb.globalStride, 1024u * 4);
+  EXPECT_EQ(sfb.boxDim[0], 192u);
+  EXPECT_EQ(sfb.globalStride % 16, 0u);
+}
+
+TEST(TensorMapsTest, AllEmptyGroupsKeepScaleDimensionOne) {
+  Described x(256, 256, {0, 0}, 64, 64);
+  EXPECT_EQ(x.specs[kMapSfa].globalDim[1], 1u);
+  EXPECT_EQ(x.specs[kMapSfb].globalDim[1], 1u);
+}
+
+} // namespace

@@ -1,0 +1,95 @@
+//===- WorkspaceTest.cpp - Grid and workspace sizes -----------------------===//
+
+#include "dgemm/Runtime/KGroupedGemm.h"
+#include "dgemm/Runtime/Validation.h"
+#include "dgemm/Runtime/dgemm_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace dgemm::runtime;
+using dgemm::heuristics::KernelConfig;
+using dgemm::heuristics::Target;
+
+namespace {
+
+KernelConfig tile(int blockM, int blockN) {
+  KernelConfig config;
+  config.blockM = blockM;
+  config.blockN = blockN;
+  config.numSMs = 132;
+  return config;
+}
+
+TEST(WorkspaceTest, BytesPerCtaAreTwoMapsPerSlot) {
+  EXPECT_EQ(workspaceBytesFor(132, 2), 132u * 2 * 2 * 128);
+  EXPECT_EQ(workspaceBytesFor(1, 1), 256u);
+}
+
+TEST(WorkspaceTest, TilesCountPartialBlocks) {
+  EXPECT_EQ(numOutputTiles(2048, 2048, 4, tile(128, 128)), 4 * 16 * 16);
+  EXPECT_EQ(numOutputTiles(388, 260, 3, tile(128, 192)), 3 * 4 * 2);
+}
+
+TEST(WorkspaceTest, GridIsCappedBySmsAndTiles) {
+  EXPECT_EQ(gridSizeFor(2048, 2048, 4, tile(128, 128), 132), 132);
+  EXPECT_EQ(gridSizeFor(2048, 2048, 4, tile(128, 128), 114), 114);
+  EXPECT_EQ(gridSizeFor(256, 256, 1, tile(128, 128), 132), 4);
+  KernelConfig fewer = tile(128, 128);
+  fewer.numSMs = 100;
+  EXPECT_EQ(gridSizeFor(2048, 2048, 4, fewer, 132), 100);
+}
+
+TEST(WorkspaceTest, GridIsWholeClusters) {
+  KernelConfig pair = tile(128, 128);
+  pair.clusterM = 2;
+  EXPECT_EQ(gridSizeFor(2048, 2048, 4, pair, 131), 130);
+  EXPECT_EQ(gridSizeFor(128, 384, 1, pair, 132), 2);
+  // Fewer tiles than one cluster still launches one cluster.
+  EXPECT_EQ(gridSizeFor(128, 128, 1, pair, 132), 2);
+}
+
+TEST(WorkspaceTest, MatchesSelectedConfig) {
+  std::vector<int32_t> ks = {256, 128, 128, 256};
+  Target target;
+  KernelConfig config = dgemm::heuristics::selectKGroupedConfig(
+      makeProblem(2048, 2048, 4, ks.data()), target);
+  uint64_t expected = workspaceBytesFor(
+      gridSizeFor(2048, 2048, 4, config, target.numSMs), config.descSlots);
+  EXPECT_EQ(kGroupedWorkspaceBytesFor(2048, 2048, 4, ks.data(), target),
+            expected);
+  EXPECT_GT(expected, 0u);
+  EXPECT_EQ(expected % 128, 0u);
+}
+
+TEST(WorkspaceTest, SmallProblemNeedsLess) {
+  std::vector<int32_t> ks = {128};
+  uint64_t small = kGroupedWorkspaceBytesFor(128, 128, 1, ks.data(), Target());
+  std::vector<int32_t> many(8, 1024);
+  uint64_t big =
+      kGroupedWorkspaceBytesFor(4096, 4096, 8, many.data(), Target());
+  EXPECT_LT(small, big);
+  EXPECT_LE(big, workspaceBytesFor(132, 2));
+}
+
+TEST(WorkspaceTest, InvalidSizesGiveZero) {
+  std::vector<int32_t> ks = {128};
+  EXPECT_EQ(kGroupedWorkspaceBytesFor(0, 128, 1, ks.data(), Target()), 0u);
+  EXPECT_EQ(kGroupedWorkspaceBytesFor(128, 128, 0, ks.data(), Target()), 0u);
+  EXPECT_EQ(kGroupedWorkspaceBytesFor(128, 128, 1, nullptr, Target()), 0u);
+  EXPECT_EQ(dgemm_k_grouped_workspace_bytes(128, -4, 1, ks.data()), 0u);
+}
+
+TEST(WorkspaceTest, PublicQueryCoversTheLaunch) {
+  // Without a driver the public query uses Target's defaults; with one it
+  // uses the current device. Either way it is a whole number of 256-byte
+  // slot pairs and covers at least one CTA.
+  std::vector<int32_t> ks = {256, 128, 128, 256};
+  uint64_t bytes = dgemm_k_grouped_workspace_bytes(2048, 2048, 4, ks.data());
+  EXPECT_GE(bytes, 256u);
+  EXPECT_EQ(bytes % 256, 0u);
+  EXPECT_EQ(bytes, kGroupedWorkspaceBytes(2048, 2048, 4, ks.data()));
+}
+
+} // namespace
