@@ -45,6 +45,8 @@ def candidate_paths() -> List[Path]:
         _PACKAGE_DIR / LIBRARY_NAME,
         _REPO_ROOT / "build" / "runtime" / LIBRARY_NAME,
         _REPO_ROOT / "build" / "lib" / LIBRARY_NAME,
+        # The runtime built on its own (docs/Runtime.md: cmake -S runtime -B build-rt).
+        _REPO_ROOT / "build-rt" / LIBRARY_NAME,
     ]
 
 

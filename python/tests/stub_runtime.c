@@ -64,10 +64,12 @@ uint64_t dgemm_k_grouped_workspace_bytes(int64_t m, int64_t n,
   return 128u * (uint64_t)(m + n + num_groups) + sum;
 }
 
+/* Like the runtime, "" or NULL clears the directory. Unlike it, "<fail>"
+ * returns 1, to exercise the binding's failure path. */
 int dgemm_set_kernel_dir(const char *dir) {
-  if (dir == NULL || dir[0] == '\0')
+  if (dir != NULL && strcmp(dir, "<fail>") == 0)
     return 1;
-  snprintf(kernel_dir, sizeof(kernel_dir), "%s", dir);
+  snprintf(kernel_dir, sizeof(kernel_dir), "%s", dir ? dir : "");
   return 0;
 }
 

@@ -37,15 +37,17 @@ def test_missing_library_lists_the_places_tried(monkeypatch, tmp_path):
     message = str(e.value)
     assert "DGEMM_RUNTIME_LIB" in message
     for p in ("pkg/libdgemm_runtime.so", "repo/build/runtime/libdgemm_runtime.so",
-              "repo/build/lib/libdgemm_runtime.so"):
+              "repo/build/lib/libdgemm_runtime.so", "repo/build-rt/libdgemm_runtime.so"):
         assert str(tmp_path / p) in message
 
 
-def test_lookup_order_is_package_then_build_runtime_then_build_lib(monkeypatch, tmp_path, stub_library_path):
+def test_lookup_order_is_package_then_build_dirs(monkeypatch, tmp_path, stub_library_path):
     monkeypatch.delenv("DGEMM_RUNTIME_LIB", raising=False)
     monkeypatch.setattr(_runtime, "_PACKAGE_DIR", tmp_path / "pkg")
     monkeypatch.setattr(_runtime, "_REPO_ROOT", tmp_path / "repo")
-    places = [tmp_path / "repo/build/lib", tmp_path / "repo/build/runtime", tmp_path / "pkg"]
+    # Added from the last choice to the first: each new copy must win.
+    places = [tmp_path / "repo/build-rt", tmp_path / "repo/build/lib",
+              tmp_path / "repo/build/runtime", tmp_path / "pkg"]
     for place in places:
         place.mkdir(parents=True)
         shutil.copy(stub_library_path, place / "libdgemm_runtime.so")
@@ -94,8 +96,10 @@ def test_kernel_dir_env_is_passed_to_the_runtime(stub, monkeypatch, tmp_path):
 def test_set_kernel_dir_passes_through_and_reports_failure(stub):
     dgemm.set_kernel_dir("/some/bundle")
     assert stub.kernel_dir() == "/some/bundle"
-    with pytest.raises(RuntimeError, match=r"dgemm_set_kernel_dir\(''\) failed with code 1"):
-        dgemm.set_kernel_dir("")
+    dgemm.set_kernel_dir("")
+    assert stub.kernel_dir() == ""
+    with pytest.raises(RuntimeError, match=r"dgemm_set_kernel_dir\('<fail>'\) failed with code 1"):
+        dgemm.set_kernel_dir("<fail>")
 
 
 def test_workspace_bytes_passes_sizes_and_host_ks(stub):

@@ -301,7 +301,7 @@ std::vector<double> dgemm::test::referenceOutput(
     const int64_t firstBlock = prefix / 128;
     parallelFor(numRows, [&](int64_t ri) {
       const int64_t row = rows[ri];
-      std::vector<float> af(size_t(kg));
+      std::vector<float> af(static_cast<size_t>(kg));
       for (int64_t k = 0; k < kg; ++k)
         af[k] = lut[aGroup[row * kg + k]];
       for (int64_t col = 0; col < p.n; ++col) {

@@ -89,6 +89,11 @@ enum class Bundle {
 
 std::string bundleName(Bundle bundle);
 
+/// Readable test parameter values in test listings (and ctest names).
+inline void PrintTo(Bundle bundle, std::ostream *os) {
+  *os << bundleName(bundle);
+}
+
 /// Runs with device 0's primary context current and a non-blocking stream;
 /// skips when there is no driver, no device, or the device is not sm_90.
 class GpuTest : public ::testing::Test {

@@ -15,6 +15,8 @@
 #include <gmock/gmock.h>
 
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <thread>
 
 using namespace dgemm::test;
@@ -37,6 +39,8 @@ struct GemmCase {
   /// c == d: accumulate into d.
   bool inPlace;
 };
+
+void PrintTo(const GemmCase &kase, std::ostream *os) { *os << kase.name; }
 
 /// 128 groups sharing 32 K blocks at random: most get 0 or 128 tokens.
 std::vector<int32_t> manySmallGroups() {

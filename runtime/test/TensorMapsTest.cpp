@@ -24,7 +24,8 @@ struct Described {
     args.sfa = reinterpret_cast<void *>(0x200000);
     args.b = reinterpret_cast<void *>(0x300000);
     args.sfb = reinterpret_cast<void *>(0x400000);
-    args.d = args.c = reinterpret_cast<void *>(0x10000000);
+    args.d = reinterpret_cast<void *>(0x10000000);
+    args.c = args.d;
     args.m = m;
     args.n = n;
     args.numGroups = int64_t(ks.size());

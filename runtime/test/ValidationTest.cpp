@@ -75,25 +75,28 @@ struct PointerCase {
 
 class PointerTest : public ::testing::TestWithParam<PointerCase> {
 protected:
-  /// The field of `args` that GetParam() names.
-  static const void *&field(KGroupedArgs &args, const std::string &name) {
+  /// Sets the field of `args` that GetParam() names.
+  static void set(KGroupedArgs &args, const std::string &name, void *value) {
     if (name == "a")
-      return args.a;
-    if (name == "sfa")
-      return args.sfa;
-    if (name == "b")
-      return args.b;
-    if (name == "sfb")
-      return args.sfb;
-    if (name == "c")
-      return args.c;
-    if (name == "ks_device")
-      return reinterpret_cast<const void *&>(args.ksDevice);
-    if (name == "ks_host")
-      return reinterpret_cast<const void *&>(args.ksHost);
-    if (name == "workspace")
-      return reinterpret_cast<const void *&>(args.workspace);
-    return reinterpret_cast<const void *&>(args.d);
+      args.a = value;
+    else if (name == "sfa")
+      args.sfa = value;
+    else if (name == "b")
+      args.b = value;
+    else if (name == "sfb")
+      args.sfb = value;
+    else if (name == "d")
+      args.d = value;
+    else if (name == "c")
+      args.c = value;
+    else if (name == "ks_host")
+      args.ksHost = static_cast<const int32_t *>(value);
+    else if (name == "ks_device")
+      args.ksDevice = static_cast<const int32_t *>(value);
+    else if (name == "workspace")
+      args.workspace = value;
+    else
+      ADD_FAILURE() << "unknown argument " << name;
   }
 };
 
@@ -101,7 +104,7 @@ TEST_P(PointerTest, MustNotBeNull) {
   if (std::string(GetParam().name) == "workspace")
     GTEST_SKIP() << "a null workspace selects the runtime's own buffer";
   ValidFixture f;
-  field(f.args, GetParam().name) = nullptr;
+  set(f.args, GetParam().name, nullptr);
   expectInvalid(f.args, GetParam().name, "must not be null");
 }
 
@@ -109,13 +112,12 @@ TEST_P(PointerTest, MustBeAligned) {
   if (GetParam().alignment == 1)
     GTEST_SKIP() << GetParam().name << " is host memory with no alignment rule";
   ValidFixture f;
-  const void *&p = field(f.args, GetParam().name);
   if (std::string(GetParam().name) == "workspace")
     f.args.workspaceBytes = 1 << 20;
-  p = fake(0x700000 + GetParam().alignment / 2);
+  set(f.args, GetParam().name, fake(0x700000 + GetParam().alignment / 2));
   expectInvalid(f.args, GetParam().name,
                 std::to_string(GetParam().alignment) + "-byte aligned");
-  p = fake(0x700000 + GetParam().alignment);
+  set(f.args, GetParam().name, fake(0x700000 + GetParam().alignment));
   EXPECT_TRUE(checkKGroupedArgs(f.args).ok());
 }
 
@@ -183,7 +185,7 @@ TEST(ValidationTest, KMustNotBeNegative) {
 TEST(ValidationTest, KMustBeMultipleOf128) {
   ValidFixture f;
   f.setKs({128, 256, 100});
-  expectInvalid(f.args, "ks_host[2]", "must be a multiple of 128, got 100");
+  expectInvalid(f.args, "ks_host[2]", "must be a multiple of 128");
 }
 
 TEST(ValidationTest, EmptyGroupsAreAccepted) {

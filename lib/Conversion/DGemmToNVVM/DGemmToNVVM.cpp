@@ -252,14 +252,14 @@ void KernelLowering::lowerDescUpdate(DescUpdateOp op) {
   Value k64 = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), op.getKSize());
   inlinePtx(b, loc,
             "tensormap.replace.tile.global_address.global.b1024.b64 [$0], $1;",
-            "l,l", ValueRange{slot, addr});
+            "l,l,~{memory}", ValueRange{slot, addr});
   inlinePtx(b, loc,
             "tensormap.replace.tile.global_dim.global.b1024.b32 [$0], 0, $1;",
-            "l,r", ValueRange{slot, op.getKSize()});
+            "l,r,~{memory}", ValueRange{slot, op.getKSize()});
   inlinePtx(b, loc,
             "tensormap.replace.tile.global_stride.global.b1024.b64 [$0], 0, "
             "$1;",
-            "l,l", ValueRange{slot, k64});
+            "l,l,~{memory}", ValueRange{slot, k64});
   op.erase();
 }
 

@@ -134,7 +134,7 @@ LogicalResult KernelOp::verify() {
   Block &entry = getBody().front();
   if (entry.getNumArguments() != NumArgs)
     return emitOpError("expected ")
-           << NumArgs << " arguments (docs/KernelABI.md), got "
+           << static_cast<int>(NumArgs) << " arguments (docs/KernelABI.md), got "
            << entry.getNumArguments();
   for (unsigned i = 0; i < NumArgs; ++i) {
     Type t = entry.getArgument(i).getType();

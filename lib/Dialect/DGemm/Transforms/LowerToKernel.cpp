@@ -254,6 +254,12 @@ struct LowerToKernelPass
         gemm.emitOpError("has no 'config': run dgemm-select-config first");
         return signalPassFailure();
       }
+      if (gemm.getConfig()->getClusterM() != 1 ||
+          gemm.getConfig()->getClusterN() != 1) {
+        gemm.emitOpError("TMA multicast (cluster_m/cluster_n = 2) is not "
+                         "lowered yet; use a 1x1 cluster");
+        return signalPassFailure();
+      }
       // The kernel depends only on the configuration (M, N, G and every K
       // are launch arguments), so descriptions sharing one share the kernel.
       OpBuilder builder(gemm);

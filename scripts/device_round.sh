@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# One round of the runtime's checks on the GPU machine.
+#
+#   scripts/device_round.sh [BUNDLE_DIR] [UNGUARDED_BUNDLE_DIR]
+#
+# BUNDLE_DIR: the kernel bundle to test (default: $DGEMM_KERNEL_DIR; without
+#   one, the real-bundle GPU tests skip and only the reference kernel runs).
+# UNGUARDED_BUNDLE_DIR: optional bundle built with the descriptor guard
+#   disabled; its determinism test must detect the race.
+#
+# Environment: OUT (logs, default /tmp/dgemm-device-round), DGEMM_RT_BUILD
+# (build dir, default /tmp/rt), DGEMM_GTEST_SOURCE_DIR (GoogleTest sources if
+# none is installed; default build-deps/googletest, which `carry` can bring),
+# DGEMM_DETERMINISM_ITERS (default 10000), DGEMM_BENCH (default
+# bench/bench.py), STEP_TIMEOUT (seconds per step, default 300).
+#
+# Runs every step even after a failure; exits nonzero if any failed (a
+# skipped test is not a failure). Writes at
+# most 8 files to $OUT and prints a summary table last.
+set -u -o pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-/tmp/dgemm-device-round}
+BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
+BUNDLE=$(realpath -m "${1:-${DGEMM_KERNEL_DIR:-}}" 2>/dev/null || true)
+[ -n "${1:-${DGEMM_KERNEL_DIR:-}}" ] || BUNDLE=
+UNGUARDED=${2:-}
+[ -z "$UNGUARDED" ] || UNGUARDED=$(realpath -m "$UNGUARDED")
+GTEST_SRC=${DGEMM_GTEST_SOURCE_DIR:-$ROOT/build-deps/googletest}
+BENCH=${DGEMM_BENCH:-bench/bench.py}
+STEP_TIMEOUT=${STEP_TIMEOUT:-300}
+export DGEMM_DETERMINISM_ITERS=${DGEMM_DETERMINISM_ITERS:-10000}
+mkdir -p "$OUT"
+
+GPU_TESTS="$BUILD/test/dgemm-runtime-gpu-tests"
+# Small enough for the sanitizers' slowdown; both bundles, empty groups and
+# ragged edges.
+SANITIZER_FILTER='Cases/KGroupedGemmTest.MatchesReference/*_MixedEmptyGroups:Cases/KGroupedGemmTest.MatchesReference/*_RaggedEdges'
+
+declare -a STEP_NAMES STEP_STATUS STEP_SECONDS STEP_NOTES
+FAILED=0
+
+# record NAME RC SECONDS STEPLOG: RC 0 = PASS, else FAIL.
+record() {
+  local name=$1 rc=$2 seconds=$3 log=$4 status note=""
+  if [ "$rc" = 0 ]; then status=PASS; else status="FAIL($rc)"; FAILED=1; fi
+  # GoogleTest's closing counts, if the step ran a test binary.
+  note=$(grep -hE '^\[ +(PASSED|SKIPPED|FAILED) +\] [0-9]+ tests?' "$log" |
+         sed -E 's/^\[ +([A-Z]+) +\] ([0-9]+) tests?.*/\2 \1/' |
+         tr '[:upper:]' '[:lower:]' | paste -sd, -)
+  STEP_NAMES+=("$name"); STEP_STATUS+=("$status")
+  STEP_SECONDS+=("$seconds"); STEP_NOTES+=("$note")
+}
+
+# run NAME LOG COMMAND...: runs with a time limit; output goes to the
+# terminal and is appended to LOG.
+run() {
+  local name=$1 log=$2 start rc steplog
+  shift 2
+  steplog=$(mktemp)
+  start=$(date +%s)
+  echo "=== $name: $*" | tee -a "$log"
+  timeout "$STEP_TIMEOUT" "$@" 2>&1 | tee "$steplog"
+  rc=$?
+  cat "$steplog" >> "$log"
+  echo "=== $name: exit $rc" | tee -a "$log"
+  record "$name" "$rc" $(( $(date +%s) - start )) "$steplog"
+  rm -f "$steplog"
+}
+
+skip() { # skip NAME WHY
+  echo "=== $1: skipped: $2"
+  STEP_NAMES+=("$1"); STEP_STATUS+=(SKIP); STEP_SECONDS+=(0)
+  STEP_NOTES+=("$2")
+}
+
+# --- 1. Build --------------------------------------------------------------
+BUILD_LOG="$OUT/build.log"
+{
+  echo "bundle: ${BUNDLE:-<none>}"; echo "unguarded bundle: ${UNGUARDED:-<none>}"
+  nvidia-smi -L 2>&1 || true
+  nvcc --version 2>&1 | tail -n 2 || true
+} | tee "$BUILD_LOG"
+GTEST_ARG=()
+[ -f "$GTEST_SRC/CMakeLists.txt" ] && GTEST_ARG=(-DDGEMM_GTEST_SOURCE_DIR="$GTEST_SRC")
+run configure "$BUILD_LOG" env CC=/usr/bin/gcc CXX=/usr/bin/g++ \
+  cmake -G Ninja -S runtime -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+  "${GTEST_ARG[@]}"
+run build "$BUILD_LOG" cmake --build "$BUILD" -j "$(nproc)"
+
+# --- 2. Tests --------------------------------------------------------------
+bundle_env=()
+[ -n "$BUNDLE" ] && bundle_env=(DGEMM_KERNEL_DIR="$BUNDLE")
+
+if [ -x "$BUILD/test/dgemm-runtime-tests" ]; then
+  run host-tests "$OUT/host-tests.log" "$BUILD/test/dgemm-runtime-tests"
+else
+  skip host-tests "not built"
+fi
+
+if [ -x "$GPU_TESTS" ]; then
+  run gpu-correctness "$OUT/gpu-tests.log" env "${bundle_env[@]}" \
+    "$GPU_TESTS" --gtest_filter='-*Determinism*'
+  run gpu-determinism "$OUT/determinism.log" env "${bundle_env[@]}" \
+    "$GPU_TESTS" --gtest_filter='*Determinism*'
+  if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck synccheck; do
+      run "sanitizer-$tool" "$OUT/sanitizer.log" env "${bundle_env[@]}" \
+        compute-sanitizer --tool "$tool" --error-exitcode 1 \
+        "$GPU_TESTS" --gtest_filter="$SANITIZER_FILTER"
+    done
+  else
+    skip sanitizers "compute-sanitizer not on PATH"
+  fi
+  if [ -n "$UNGUARDED" ]; then
+    run race-detected "$OUT/race.log" env DGEMM_KERNEL_DIR="$UNGUARDED" \
+      DGEMM_EXPECT_RACE=1 "$GPU_TESTS" \
+      --gtest_filter='DeterminismTest.RaceIsDetectedWithoutGuard'
+  else
+    skip race-detected "no unguarded bundle given"
+  fi
+else
+  skip gpu-tests "not built"
+fi
+
+# --- 3. Benchmark ----------------------------------------------------------
+if [ -f "$BENCH" ]; then
+  run bench "$OUT/bench.log" env "${bundle_env[@]}" \
+    DGEMM_RUNTIME_LIBRARY="$BUILD/libdgemm_runtime.so" python3 "$BENCH"
+else
+  skip bench "$BENCH not present"
+fi
+
+# --- Summary ---------------------------------------------------------------
+{
+  echo
+  grep -h '^\[ determinism \]' "$OUT/determinism.log" "$OUT/race.log" \
+    2>/dev/null || true
+  printf '\n%-18s %-9s %6s  %s\n' STEP STATUS SECONDS NOTES
+  for i in "${!STEP_NAMES[@]}"; do
+    printf '%-18s %-9s %6s  %s\n' "${STEP_NAMES[$i]}" "${STEP_STATUS[$i]}" \
+      "${STEP_SECONDS[$i]}" "${STEP_NOTES[$i]}"
+  done
+  [ "$FAILED" = 0 ] && echo "device round: all steps passed or skipped" ||
+    echo "device round: FAILED"
+} | tee "$OUT/summary.txt"
+exit "$FAILED"

@@ -1,0 +1,210 @@
+// RUN: dgemm-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{'groups' must be >= 1, got 0}}
+dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 0 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{'groups' must be 1 for kind 'normal', got 2}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 2 : (bf16, bf16) -> f32
+
+// -----
+
+// expected-error @+1 {{'m' must be >= 1 or '?', got 0}}
+dgemm.gemm @g k_grouped_contiguous nt m = 0 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{'n' must be >= 1 or '?', got -3}}
+dgemm.gemm @g k_grouped_contiguous nt m = 64 n = -3 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{element type of A must be f8E4M3FN or bf16, got 'f16'}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (f16, f16) -> f32
+
+// -----
+
+// expected-error @+1 {{element type of B must be f8E4M3FN or bf16, got 'f8E5M2'}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (f8E4M3FN, f8E5M2) -> f32 recipe [1, 128, 128]
+
+// -----
+
+// expected-error @+1 {{A and B element types must match, got 'f8E4M3FN' and 'bf16'}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (f8E4M3FN, bf16) -> f32 recipe [1, 128, 128]
+
+// -----
+
+// expected-error @+1 {{element type of D must be f32 or bf16, got 'f16'}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> f16
+
+// -----
+
+// expected-error @+1 {{'accumulate' needs an f32 D}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> bf16 accumulate
+
+// -----
+
+// expected-error @+1 {{FP8 operands need a scaling 'recipe'}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (f8E4M3FN, f8E4M3FN) -> bf16
+
+// -----
+
+// expected-error @+1 {{'recipe' applies to FP8 operands only; BF16 takes none}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{'recipe' must be [1, 1, 128] or [1, 128, 128]}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 64, 128]
+
+// -----
+
+// expected-error @+1 {{recipe [1, 1, 128] produces an f32 D, got 'bf16'}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (f8E4M3FN, f8E4M3FN) -> bf16 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{FP8 WGMMA reads both operands K-major: 'layout' must be nt, got nn}}
+dgemm.gemm @g normal nn m = 128 n = 128 k = 128 groups = 1 : (f8E4M3FN, f8E4M3FN) -> bf16 recipe [1, 128, 128]
+
+// -----
+
+// expected-error @+1 {{k_grouped_contiguous is the FP8 weight-gradient GEMM: it needs f8E4M3FN operands and recipe [1, 1, 128]}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 2 : (bf16, bf16) -> f32
+
+// -----
+
+// expected-error @+1 {{'k' must be '?' for k_grouped_contiguous}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = 1024 groups = 2 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{'m' must be a multiple of 4 (16-byte TMA stride of the FP32 scale rows), got 2050}}
+dgemm.gemm @g k_grouped_contiguous nt m = 2050 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{'n' must be a multiple of 4 (16-byte TMA stride of the FP32 scale rows), got 2046}}
+dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2046 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{'k' must be a multiple of 128 (FP8 scales cover 128-deep K blocks), got 200}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 200 groups = 1 : (f8E4M3FN, f8E4M3FN) -> bf16 recipe [1, 128, 128]
+
+// -----
+
+// expected-error @+1 {{'k' must give 16-byte TMA row strides for K-major operands, got 100}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 100 groups = 1 : (bf16, bf16) -> f32
+
+// -----
+
+// expected-error @+1 {{'n' must give 16-byte row strides for D, got 100}}
+dgemm.gemm @g normal nt m = 128 n = 100 k = 128 groups = 1 : (bf16, bf16) -> bf16
+
+// -----
+
+// expected-error @+1 {{invalid config: block_m must be 64 or 128}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 256, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 4, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: math_warpgroups must equal block_m / 64 = 2}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 1, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: block_n must be a multiple of 8 in [8, 256] (WGMMA N), got 100}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 100, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: block_n must be <= 192 (register budget}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 256, block_k = 128, stages = 2, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: block_k must be 128}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 64, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: stages must be >= 2}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 1, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: desc_slots must be 1 or 2, got 3}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 3, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: smem_bytes must be <= the target's max dynamic shared memory per block 232448}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 7, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: cluster_m must be 1 or 2, got 4}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 4, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: cluster_m and cluster_n must not both be 2}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 2, cluster_n = 2, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: swizzle_a must be 128}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 64, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: num_sms must be >= 1, got 0}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 0>
+
+// -----
+
+// expected-error @+1 {{'dgemm.kernel' op expected 13 arguments (docs/KernelABI.md), got 1}}
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%a: i32):
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %s, %p = dgemm.stage %m of 4
+    // expected-error @+1 {{loads of A and B go through a descriptor 'slot'}}
+    dgemm.tma.load a stage(%s) at(%m, %n)
+  } math(regs = 232) {
+    %z = arith.constant 0 : i32
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %s, %p = dgemm.stage %m of 4
+    // expected-error @+1 {{scale loads use the kernel-parameter tensor map and take no 'slot'}}
+    dgemm.tma.load sfa stage(%s) at(%m, %n) slot(%g)
+  } math(regs = 232) {
+    %z = arith.constant 0 : i32
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %off = arith.constant 0 : i64
+    // expected-error @+1 {{only the A and B tensor maps have descriptor slots}}
+    dgemm.desc.update sfb slot(%g) group(%g) k_offset(%off) k_size(%m) before_iteration(%n)
+  } math(regs = 232) {
+    %z = arith.constant 0 : i32
+  }
+}

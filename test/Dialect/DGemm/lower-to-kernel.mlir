@@ -1,0 +1,38 @@
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm
+
+// The kernel builder emits only operations that declare their effects: no
+// barrier, wait or fence appears before dgemm-place-sync. The description is
+// replaced by its kernel; both descriptions share one configuration and so
+// one kernel (M, N, G and K are launch arguments).
+
+// CHECK-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2
+// CHECK-SAME: config <block_m = 128, block_n = 128
+// CHECK-NEXT: ^bb0(%[[TA:.+]]: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[KS:.+]]: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[M:.+]]: i32, %[[N:.+]]: i32, %[[G:.+]]: i32):
+// CHECK: dgemm.warp_specialize producer(regs = 40)
+
+// Producer: persistent tile loop from blockIdx.x in steps of gridDim.x.
+// CHECK: %[[BID:.+]] = nvvm.read.ptx.sreg.ctaid.x
+// CHECK: %[[GRID:.+]] = nvvm.read.ptx.sreg.nctaid.x
+// CHECK: scf.for %{{.+}} = %[[BID]] to %{{.+}} step %[[GRID]]
+// On a group switch, rewrite both descriptor slots.
+// CHECK: scf.if
+// CHECK: dgemm.desc.update a slot
+// CHECK-NEXT: dgemm.desc.update b slot
+// The K loop: four TMA loads per 128-deep block.
+// CHECK: dgemm.stage %{{.+}} of 6
+// CHECK: dgemm.tma.load a stage
+// CHECK-NEXT: dgemm.tma.load b stage
+// CHECK-NEXT: dgemm.tma.load sfa stage
+// CHECK-NEXT: dgemm.tma.load sfb stage
+
+// Math: WGMMA block products promoted into an FP32 sum, then the epilogue.
+// CHECK: math(regs = 232)
+// CHECK: scf.for
+// CHECK: %[[S:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
+// CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[S]]) : vector<64xf32>
+// CHECK-NEXT: dgemm.promote %[[ACC]] into %{{.+}} scales(%[[S]]) : vector<64xf32>
+// CHECK: dgemm.epilogue
+dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
+    groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+dgemm.gemm @other k_grouped_contiguous nt m = 2048 n = 2048 k = ?
+    groups = 8 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]

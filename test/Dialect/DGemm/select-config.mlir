@@ -1,0 +1,50 @@
+// DeepGEMM's k-grouped wgrad benchmark shapes on an H200 (132 SMs, 227 KiB):
+// the expected K per group is 8192 / 4096 / 2048 for 4 / 8 / 16 groups.
+// RUN: dgemm-opt %s --dgemm-select-config=expected-k=8192 | FileCheck %s --check-prefix=G4
+// RUN: dgemm-opt %s --dgemm-select-config=expected-k=4096 | FileCheck %s --check-prefix=G8
+// RUN: dgemm-opt %s --dgemm-select-config=expected-k=2048 | FileCheck %s --check-prefix=G16
+// A smaller part gets configurations sized for its SM count and shared memory.
+// RUN: dgemm-opt %s --dgemm-select-config="num-sms=78 smem-bytes=101376" | FileCheck %s --check-prefix=SMALL
+// A configuration already present is kept.
+// RUN: dgemm-opt %s --dgemm-select-config | FileCheck %s --check-prefix=KEEP
+
+// G4-LABEL: dgemm.gemm @g4_4096x7168
+// G4-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+// SMALL-LABEL: dgemm.gemm @g4_4096x7168
+// SMALL-SAME: stages = 2
+// SMALL-SAME: num_sms = 78
+dgemm.gemm @g4_4096x7168 k_grouped_contiguous nt m = 4096 n = 7168 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
+// G4-LABEL: dgemm.gemm @g4_7168x2048
+// G4-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5,
+dgemm.gemm @g4_7168x2048 k_grouped_contiguous nt m = 7168 n = 2048 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
+// G8-LABEL: dgemm.gemm @g8_4096x7168
+// G8-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5,
+dgemm.gemm @g8_4096x7168 k_grouped_contiguous nt m = 4096 n = 7168 k = ? groups = 8
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
+// G8-LABEL: dgemm.gemm @g8_7168x2048
+// G8-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+dgemm.gemm @g8_7168x2048 k_grouped_contiguous nt m = 7168 n = 2048 k = ? groups = 8
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
+// G16-LABEL: dgemm.gemm @g16_4096x7168
+// G16-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5,
+dgemm.gemm @g16_4096x7168 k_grouped_contiguous nt m = 4096 n = 7168 k = ? groups = 16
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
+// G16-LABEL: dgemm.gemm @g16_7168x2048
+// G16-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5,
+dgemm.gemm @g16_7168x2048 k_grouped_contiguous nt m = 7168 n = 2048 k = ? groups = 16
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
+// KEEP-LABEL: dgemm.gemm @pinned
+// KEEP-SAME: block_n = 64, block_k = 128, stages = 3,
+dgemm.gemm @pinned k_grouped_contiguous nt m = 256 n = 256 k = ? groups = 2
+    : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+    config <block_m = 64, block_n = 64, block_k = 128, stages = 3,
+            desc_slots = 1, math_warpgroups = 1, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132>

@@ -1,0 +1,431 @@
+// RUN: dgemm-opt %s -split-input-file --dgemm-verify-sync -verify-diagnostics
+// One case per hazard kind; each error names both operations (the second in
+// a note).
+
+// A correct schedule passes (the checker is not vacuous: every case below
+// differs from this one by one synchronization op).
+dgemm.kernel @ok config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// DeepGEMM 2.6.1's k-grouped producer: on a group switch it rewrites the
+// tensor map the moment the previous group's last load is issued, while that
+// load (issued with the old contents) may still be reading it. With a group of
+// exactly one 128-token block the next rewrite follows the previous group's
+// only load directly, which is the reported failure.
+dgemm.kernel @deepgemm_2_6_1 config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      // expected-error @+1 {{rewrites the A descriptor slot while TMA loads issued with its previous contents may still read it (no dgemm.desc.drain of this slot first)}}
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        // expected-note @+1 {{this load reads the slot asynchronously ('dgemm.tma.load')}}
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// A rewritten descriptor used before the tensormap release/acquire fences.
+dgemm.kernel @unpublished_descriptor config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      // expected-note @+1 {{rewritten here by the generic proxy ('dgemm.desc.update')}}
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        // expected-error @+1 {{reads the A descriptor slot through the tensormap proxy before the rewrite is published (fence.proxy.tensormap release/acquire)}}
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// WGMMA reads a stage before its TMA load has landed.
+dgemm.kernel @read_before_full config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        // expected-note @+1 {{the producer writes it here ('dgemm.tma.load')}}
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      // expected-error @+1 {{reads the stage A buffer of a stage before waiting on its full barrier}}
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The producer overwrites a stage the math role may still be reading.
+dgemm.kernel @write_before_empty config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.arrive full(%s) tx 16384
+        // expected-error @+1 {{writes the stage A buffer of a stage before waiting on its empty barrier}}
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      // expected-note @+1 {{the math role may still be reading it here ('dgemm.mma')}}
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// A stage released to the producer before WGMMA finished reading it.
+dgemm.kernel @release_before_mma_wait config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      // expected-note @+1 {{this read completes only at dgemm.mma.wait ('dgemm.mma')}}
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      // expected-error @+1 {{releases a stage while an asynchronous read of it may still be in flight}}
+      dgemm.arrive empty(%s)
+      dgemm.mma.wait
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The FP32 promotion reads WGMMA's accumulator registers before wgmma.wait_group.
+dgemm.kernel @acc_before_mma_wait config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      // expected-note @+1 {{written asynchronously here ('dgemm.mma')}}
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      // expected-error @+1 {{reads an accumulator before the WGMMA that writes it completed}}
+      %sum = dgemm.promote %acc into %acc scales(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// A stage read again after it was handed back to the producer.
+dgemm.kernel @read_after_release config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      // expected-error @+1 {{reads the stage A buffer of a stage after releasing it to the producer}}
+      %again = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// A stage that is never released deadlocks the producer.
+dgemm.kernel @never_released config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    // expected-error @+1 {{a stage acquired in this block is never released: the producer would wait forever}}
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The transaction count does not match the bytes the loads deliver: the
+// phase would complete early (or never).
+dgemm.kernel @tx_mismatch config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        // expected-error @+1 {{arms the full barrier with 16000 bytes but the stage receives 16384}}
+        dgemm.arrive full(%s) tx 16000
+        // expected-note @+1 {{last load into the stage ('dgemm.tma.load')}}
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// Loads whose barrier is never armed.
+dgemm.kernel @never_armed config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        // expected-error @+1 {{loads into a stage whose full barrier is never armed: the math role would wait forever}}
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// A schedule without synchronization at all (straight from
+// dgemm-lower-to-kernel) is rejected before anything else.
+dgemm.kernel @no_sync config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  // expected-error @+1 {{barrier arrival counts are not set: the schedule has no placed synchronization}}
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %z = arith.constant 0 : i32
+  }
+}
