@@ -98,6 +98,10 @@ if [ -x "$BUILD/test/dgemm-runtime-tests" ]; then
 else
   skip host-tests "not built"
 fi
+if [ -x "$BUILD/heuristics/dgemm-heuristics-tests" ]; then
+  run heuristics-tests "$OUT/host-tests.log" \
+    "$BUILD/heuristics/dgemm-heuristics-tests"
+fi
 
 if [ -x "$GPU_TESTS" ]; then
   run gpu-correctness "$OUT/gpu-tests.log" env "${bundle_env[@]}" \

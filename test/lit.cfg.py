@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -9,6 +10,7 @@ config.name = "DGEMM"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.substitutions.append(("%python", sys.executable))
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dgemm_obj_root, "test")
 

@@ -37,7 +37,8 @@ def _align(x, y):
 @pytest.mark.parametrize("num_groups,m,n,expected_k", SHAPES,
                          ids=[f"G{g}-M{m}-N{n}-K{k}" for g, m, n, k in SHAPES])
 def test_k_grouped_matches_reference(num_groups, m, n, expected_k, empty_group, real_runtime):
-    rng = random.Random(hash((num_groups, m, n, expected_k, empty_group)) & 0xFFFF)
+    # A str seed: the same K_g on every run and machine.
+    rng = random.Random(f"{num_groups}-{m}-{n}-{expected_k}-{empty_group}")
     torch.manual_seed(rng.randrange(2**31))
     ks = [_align(max(1, int(expected_k * rng.uniform(0.7, 1.3))), 128) for _ in range(num_groups)]
     empty = rng.randrange(num_groups) if empty_group else None

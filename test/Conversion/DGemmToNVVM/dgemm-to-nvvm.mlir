@@ -1,0 +1,41 @@
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
+
+// The kernel becomes an LLVM function: tensor maps by value as grid
+// constants, a register cap for setmaxnreg (384 threads, 1 CTA per SM), one
+// dynamic shared buffer; no dgemm op is left.
+// CHECK: llvm.mlir.global external @dgemm_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2(
+// CHECK-SAME: %{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
+// CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+
+// Barrier set-up, then the role split with register moves.
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.setmaxregister decrease 40
+
+// Producer: a descriptor rewrite is drained (full-barrier waits), rewritten
+// with tensormap.replace and published with the release/acquire fences.
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: tensormap.replace.tile.global_address.global.b1024.b64
+// CHECK: tensormap.replace.tile.global_dim.global.b1024.b32
+// CHECK: tensormap.replace.tile.global_stride.global.b1024.b64
+// CHECK: nvvm.fence.proxy.release <gpu>
+// CHECK-NEXT: nvvm.fence.proxy.acquire <gpu>
+// The K loop: empty wait, arm, four TMA loads.
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
+
+// Math: full wait, four FP8 WGMMAs (the first overwrites), wait, release.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
+    groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
