@@ -10,7 +10,7 @@
 #
 # Environment: OUT (logs, default /tmp/dgemm-device-round), DGEMM_RT_BUILD
 # (build dir, default /tmp/rt), DGEMM_GTEST_SOURCE_DIR (GoogleTest sources if
-# none is installed; default build-deps/googletest, which `carry` can bring),
+# none is installed, which the GPU machine has; default build-deps/googletest),
 # DGEMM_DETERMINISM_ITERS (default 10000), DGEMM_BENCH (default
 # bench/bench.py), STEP_TIMEOUT (seconds per step, default 300).
 #

@@ -84,9 +84,9 @@ const char *dgemm_runtime_version(void) { return runtimeVersion(); }
 
 int dgemm_check_arguments(const void *a, const void *sfa, const void *b,
                           const void *sfb, void *d, const void *c, int64_t m,
-                          int64_t n, int32_t num_groups,
-                          const int32_t *ks_host, const int32_t *ks_device,
-                          void *workspace, uint64_t workspace_bytes, char *err,
+                          int64_t n, int32_t num_groups, const int32_t *ks_host,
+                          const int32_t *ks_device, void *workspace,
+                          uint64_t workspace_bytes, char *err,
                           uint64_t err_len) {
   KGroupedArgs args = makeArgs(a, sfa, b, sfb, d, c, m, n, num_groups, ks_host,
                                ks_device, workspace, workspace_bytes);

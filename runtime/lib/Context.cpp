@@ -61,8 +61,8 @@ Status ScopedContext::enter(const DriverApi &api, CUstream stream) {
       return s;
   }
   if (target != current) {
-    if (Status s = checkCu(api, api.cuCtxPushCurrent(target),
-                           "cuCtxPushCurrent");
+    if (Status s =
+            checkCu(api, api.cuCtxPushCurrent(target), "cuCtxPushCurrent");
         !s.ok())
       return s;
     pushed_ = true;
@@ -93,9 +93,9 @@ Status dgemm::runtime::queryDeviceInfo(const DriverApi &api, CUdevice device,
   };
   for (const auto &q : queries) {
     std::string what = std::string("cuDeviceGetAttribute(") + q.name + ")";
-    if (Status s = checkCu(api, api.cuDeviceGetAttribute(q.value, q.attribute,
-                                                         device),
-                           what.c_str());
+    if (Status s =
+            checkCu(api, api.cuDeviceGetAttribute(q.value, q.attribute, device),
+                    what.c_str());
         !s.ok())
       return s;
   }

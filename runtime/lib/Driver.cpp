@@ -23,8 +23,8 @@ struct ProcResolver {
     // it does for PyTorch's default stream.
     if (v2) {
       CUdriverProcAddressQueryResult found;
-      result = v2(name, &fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM,
-                  &found);
+      result =
+          v2(name, &fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found);
       if (found != CU_GET_PROC_ADDRESS_SUCCESS)
         return nullptr;
     } else {
@@ -35,13 +35,13 @@ struct ProcResolver {
 };
 
 Status noDriver(const std::string &message) {
-  return Status::error(ErrorCode::NoDriver, "no CUDA driver/device: " + message);
+  return Status::error(ErrorCode::NoDriver,
+                       "no CUDA driver/device: " + message);
 }
 
 } // namespace
 
-Status dgemm::runtime::loadDriverFrom(const char *libraryName,
-                                      DriverApi &api) {
+Status dgemm::runtime::loadDriverFrom(const char *libraryName, DriverApi &api) {
   api = DriverApi();
   // RTLD_LOCAL: the driver's symbols must not satisfy other libraries' lookups
   // on our behalf.

@@ -76,8 +76,8 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
     return Status::error(ErrorCode::InvalidArgument,
                          "arguments 'num_groups' * ceil(m / block_m) * "
                          "ceil(n / block_n) (the output tiles) must be < 2^32");
-  int64_t gridX = gridSizeFor(args.m, args.n, args.numGroups, config,
-                              device.smCount);
+  int64_t gridX =
+      gridSizeFor(args.m, args.n, args.numGroups, config, device.smCount);
   uint64_t workspaceBytes = workspaceBytesFor(gridX, config.descSlots);
   if (Status s = checkWorkspaceSize(args, workspaceBytes); !s.ok())
     return s;
@@ -100,9 +100,9 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
   std::unique_lock<std::mutex> workspaceLock;
   CUdeviceptr workspace = reinterpret_cast<CUdeviceptr>(args.workspace);
   if (!workspace) {
-    if (Status s = acquireInternalWorkspace(*api, scope.context(), stream,
-                                            workspaceBytes, workspace,
-                                            workspaceLock);
+    if (Status s =
+            acquireInternalWorkspace(*api, scope.context(), stream,
+                                     workspaceBytes, workspace, workspaceLock);
         !s.ok())
       return s;
     if (workspace % kWorkspaceAlignment != 0)
@@ -118,9 +118,19 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
   CUdeviceptr ks = reinterpret_cast<CUdeviceptr>(args.ksDevice);
   uint32_t m = uint32_t(args.m), n = uint32_t(args.n),
            groups = uint32_t(args.numGroups);
-  void *params[] = {&maps[kMapA], &maps[kMapB], &maps[kMapSfa],
-                    &maps[kMapSfb], &a, &b, &d, &c, &ks, &workspace,
-                    &m, &n, &groups};
+  void *params[] = {&maps[kMapA],
+                    &maps[kMapB],
+                    &maps[kMapSfa],
+                    &maps[kMapSfb],
+                    &a,
+                    &b,
+                    &d,
+                    &c,
+                    &ks,
+                    &workspace,
+                    &m,
+                    &n,
+                    &groups};
 
   const KernelMeta &meta = kernel->meta;
   CUlaunchAttribute cluster = {};
@@ -141,10 +151,9 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
   launch.attrs = cluster.value.clusterDim.x != 1 ? &cluster : nullptr;
   launch.numAttrs = cluster.value.clusterDim.x != 1 ? 1 : 0;
   std::string what = "cuLaunchKernelEx(" + meta.entry + ")";
-  return checkCu(*api,
-                 api->cuLaunchKernelEx(&launch, kernel->function, params,
-                                       nullptr),
-                 what.c_str());
+  return checkCu(
+      *api, api->cuLaunchKernelEx(&launch, kernel->function, params, nullptr),
+      what.c_str());
 }
 
 Status dgemm::runtime::kGroupedFp8GemmNtContiguous(
@@ -177,8 +186,7 @@ size_t dgemm::runtime::kGroupedWorkspaceBytes(int64_t m, int64_t n,
   if (getDriver(api).ok()) {
     CUcontext current = nullptr;
     CUdevice device = 0;
-    bool haveDevice = api->cuCtxGetCurrent(&current) == CUDA_SUCCESS &&
-                              current
+    bool haveDevice = api->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current
                           ? api->cuCtxGetDevice(&device) == CUDA_SUCCESS
                           : api->cuDeviceGet(&device, 0) == CUDA_SUCCESS;
     DeviceInfo info;
@@ -197,8 +205,8 @@ Status dgemm::runtime::checkKGroupedArguments(const KGroupedArgs &args) {
 }
 
 const char *dgemm::runtime::runtimeVersion() {
-  static const std::string version =
-      std::string(DGEMM_RUNTIME_VERSION) + " (kernel ABI " +
-      std::to_string(kKernelAbiVersion) + ")";
+  static const std::string version = std::string(DGEMM_RUNTIME_VERSION) +
+                                     " (kernel ABI " +
+                                     std::to_string(kKernelAbiVersion) + ")";
   return version.c_str();
 }

@@ -128,7 +128,8 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
     if (Status s = take(key.name, raw); !s.ok())
       return s;
     int value = 0;
-    auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), value);
+    auto [end, ec] =
+        std::from_chars(raw.data(), raw.data() + raw.size(), value);
     bool parsed = ec == std::errc() && end == raw.data() + raw.size();
     if (!parsed || value < key.min || value > key.max ||
         value % key.multipleOf != 0) {
@@ -144,9 +145,10 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
     meta.*key.field = value;
   }
   if (meta.clusterM * meta.clusterN > 8)
-    return bad(fileName, "keys 'cluster_m' * 'cluster_n' must be <= 8 (portable "
-                         "cluster size), got " +
-                             std::to_string(meta.clusterM * meta.clusterN));
+    return bad(fileName,
+               "keys 'cluster_m' * 'cluster_n' must be <= 8 (portable "
+               "cluster size), got " +
+                   std::to_string(meta.clusterM * meta.clusterN));
   return Status::success();
 }
 
@@ -176,9 +178,10 @@ Status dgemm::runtime::loadKernelMeta(const std::string &dir,
   return parseKernelMeta(text, path, entry, meta);
 }
 
-Status dgemm::runtime::checkMetaMatchesConfig(
-    const KernelMeta &meta, const heuristics::KernelConfig &config,
-    const std::string &fileName) {
+Status
+dgemm::runtime::checkMetaMatchesConfig(const KernelMeta &meta,
+                                       const heuristics::KernelConfig &config,
+                                       const std::string &fileName) {
   struct Pair {
     const char *key;
     int meta, config;

@@ -34,15 +34,14 @@ Status loadModule(const DriverApi &api, const std::string &path,
   void *values[] = {infoLog.data(), reinterpret_cast<void *>(kJitLogBytes),
                     errorLog.data(), reinterpret_cast<void *>(kJitLogBytes),
                     nullptr};
-  CUresult result =
-      api.cuModuleLoadDataEx(&kernel.module, ptx.c_str(),
-                             sizeof(options) / sizeof(options[0]), options,
-                             values);
+  CUresult result = api.cuModuleLoadDataEx(&kernel.module, ptx.c_str(),
+                                           sizeof(options) / sizeof(options[0]),
+                                           options, values);
   kernel.jitInfoLog = cString(infoLog);
   if (result != CUDA_SUCCESS)
     return Status::error(ErrorCode::CudaError,
-                         "cuModuleLoadDataEx('" + path + "') failed: " +
-                             describeCuResult(api, result) +
+                         "cuModuleLoadDataEx('" + path +
+                             "') failed: " + describeCuResult(api, result) +
                              "; JIT error log: " + cString(errorLog));
   return Status::success();
 }
@@ -67,30 +66,31 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
   kernel.ptxPath = dir + "/" + entry + ".ptx";
   if (Status s = loadModule(api, kernel.ptxPath, kernel); !s.ok())
     return s;
-  std::string what = "cuModuleGetFunction('" + entry + "') in " +
-                     kernel.ptxPath;
+  std::string what =
+      "cuModuleGetFunction('" + entry + "') in " + kernel.ptxPath;
   if (Status s = checkCu(api,
                          api.cuModuleGetFunction(&kernel.function,
                                                  kernel.module, entry.c_str()),
                          what.c_str());
       !s.ok())
     return s;
-  if (Status s = checkCu(
-          api,
-          api.cuFuncSetAttribute(kernel.function,
-                                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 kernel.meta.smemBytes),
-          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  if (Status s = checkCu(api,
+                         api.cuFuncSetAttribute(
+                             kernel.function,
+                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             kernel.meta.smemBytes),
+                         "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
       !s.ok())
     return s;
   // Register use can cap the block size below what the .meta asks for; say
   // so here rather than failing every launch with a bare error code.
   int maxThreads = 0;
-  if (Status s = checkCu(api,
-                         api.cuFuncGetAttribute(
-                             &maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                             kernel.function),
-                         "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
+  if (Status s =
+          checkCu(api,
+                  api.cuFuncGetAttribute(
+                      &maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                      kernel.function),
+                  "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
       !s.ok())
     return s;
   if (kernel.meta.threads > maxThreads)

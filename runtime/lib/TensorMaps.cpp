@@ -55,13 +55,13 @@ Status dgemm::runtime::encodeTensorMap(const DriverApi &api,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result == CUDA_SUCCESS)
     return Status::success();
-  return Status::error(
-      ErrorCode::CudaError,
-      std::string("cuTensorMapEncodeTiled for '") + spec.name + "' failed: " +
-          describeCuResult(api, result) + " (globalDim {" +
-          std::to_string(spec.globalDim[0]) + ", " +
-          std::to_string(spec.globalDim[1]) + "}, globalStride " +
-          std::to_string(spec.globalStride) + ", boxDim {" +
-          std::to_string(spec.boxDim[0]) + ", " +
-          std::to_string(spec.boxDim[1]) + "})");
+  return Status::error(ErrorCode::CudaError,
+                       std::string("cuTensorMapEncodeTiled for '") + spec.name +
+                           "' failed: " + describeCuResult(api, result) +
+                           " (globalDim {" + std::to_string(spec.globalDim[0]) +
+                           ", " + std::to_string(spec.globalDim[1]) +
+                           "}, globalStride " +
+                           std::to_string(spec.globalStride) + ", boxDim {" +
+                           std::to_string(spec.boxDim[0]) + ", " +
+                           std::to_string(spec.boxDim[1]) + "})");
 }

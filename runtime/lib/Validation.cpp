@@ -48,8 +48,9 @@ Status checkExtent(int64_t value, const char *name, const char *scaleMap) {
   if (value < 1)
     return invalid(arg + " must be >= 1, got " + std::to_string(value));
   if (value > kMaxInt32)
-    return invalid(arg + " must be <= 2147483647 (the kernel takes it as a "
-                         "32-bit parameter), got " +
+    return invalid(arg +
+                   " must be <= 2147483647 (the kernel takes it as a "
+                   "32-bit parameter), got " +
                    std::to_string(value));
   if (value % 4 != 0)
     return invalid(arg + " must be a multiple of 4 (the row stride of the " +
@@ -68,8 +69,8 @@ Status dgemm::runtime::checkKGroupedArgs(const KGroupedArgs &args,
   const struct {
     const void *p;
     const char *name;
-  } operands[] = {{args.a, "a"}, {args.sfa, "sfa"}, {args.b, "b"},
-                  {args.sfb, "sfb"}, {args.d, "d"}, {args.c, "c"}};
+  } operands[] = {{args.a, "a"},     {args.sfa, "sfa"}, {args.b, "b"},
+                  {args.sfb, "sfb"}, {args.d, "d"},     {args.c, "c"}};
   for (const auto &op : operands)
     if (Status s = checkPointer(op.p, op.name, kOperandAlignment); !s.ok())
       return s;
@@ -79,8 +80,8 @@ Status dgemm::runtime::checkKGroupedArgs(const KGroupedArgs &args,
       !s.ok())
     return s;
   if (args.workspace)
-    if (Status s = checkPointer(args.workspace, "workspace",
-                                kWorkspaceAlignment);
+    if (Status s =
+            checkPointer(args.workspace, "workspace", kWorkspaceAlignment);
         !s.ok())
       return s;
 
@@ -99,8 +100,9 @@ Status dgemm::runtime::checkKGroupedArgs(const KGroupedArgs &args,
     if (k < 0)
       return invalid(arg + " must be >= 0, got " + std::to_string(k));
     if (k % kBlockK != 0)
-      return invalid(arg + " must be a multiple of 128 (the K block of the "
-                           "1D1D scaling), got " +
+      return invalid(arg +
+                     " must be a multiple of 128 (the K block of the "
+                     "1D1D scaling), got " +
                      std::to_string(k));
     sumK += k;
   }
@@ -146,7 +148,7 @@ Status dgemm::runtime::checkWorkspaceSize(const KGroupedArgs &args,
   if (args.workspace && args.workspaceBytes < requiredBytes)
     return invalid("argument 'workspace_bytes' must be >= " +
                    std::to_string(requiredBytes) +
-                   " for this problem on this device, got " +
+                   " for this problem, got " +
                    std::to_string(args.workspaceBytes));
   return Status::success();
 }
@@ -162,8 +164,7 @@ dgemm::runtime::makeProblem(int64_t m, int64_t n, int numGroups,
   return problem;
 }
 
-int64_t dgemm::runtime::numOutputTiles(int64_t m, int64_t n,
-                                       int64_t numGroups,
+int64_t dgemm::runtime::numOutputTiles(int64_t m, int64_t n, int64_t numGroups,
                                        const KernelConfig &config) {
   return numGroups * ceilDiv(m, config.blockM) * ceilDiv(n, config.blockN);
 }
@@ -184,14 +185,14 @@ uint64_t dgemm::runtime::workspaceBytesFor(int64_t gridX, int descSlots) {
   return uint64_t(gridX) * uint64_t(descSlots) * 2 * 128;
 }
 
-uint64_t dgemm::runtime::kGroupedWorkspaceBytesFor(
-    int64_t m, int64_t n, int numGroups, const int32_t *ksHost,
-    const heuristics::Target &target) {
+uint64_t
+dgemm::runtime::kGroupedWorkspaceBytesFor(int64_t m, int64_t n, int numGroups,
+                                          const int32_t *ksHost,
+                                          const heuristics::Target &target) {
   if (m < 1 || n < 1 || numGroups < 1 || !ksHost || target.numSMs < 1)
     return 0;
-  KernelConfig config =
-      heuristics::selectKGroupedConfig(makeProblem(m, n, numGroups, ksHost),
-                                       target);
+  KernelConfig config = heuristics::selectKGroupedConfig(
+      makeProblem(m, n, numGroups, ksHost), target);
   return workspaceBytesFor(gridSizeFor(m, n, numGroups, config, target.numSMs),
                            config.descSlots);
 }

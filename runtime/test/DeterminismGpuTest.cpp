@@ -93,7 +93,8 @@ void castAndPack(const std::vector<float> &x, int64_t channels,
       if (sf == 0) // The report's handling of all-zero channels.
         sf = sfVal;
       sf = std::max(sf, 1e-30f);
-      scales[kb * channels + ch] = sf; // sf.T: (channels, KB), strides (1, channels)
+      scales[kb * channels + ch] =
+          sf; // sf.T: (channels, KB), strides (1, channels)
       float inv = 1.0f / sf;
       for (int64_t t = kb * 128; t < kb * 128 + 128; ++t)
         rowMajor[t * channels + ch] = encodeE4m3(x[t * channels + ch] * inv);
@@ -140,9 +141,9 @@ HostProblem makeSeedProblem(float sfVal) {
 
 struct RunCounts {
   int64_t calls = 0;
-  int64_t blownUp = 0;      // some group's norm > 100x its reference norm
-  int64_t notIdentical = 0; // output not bitwise equal to the first call's
-  double worstRatio = 0;    // largest output norm / reference norm
+  int64_t blownUp = 0;           // some group's norm > 100x its reference norm
+  int64_t notIdentical = 0;      // output not bitwise equal to the first call's
+  double worstRatio = 0;         // largest output norm / reference norm
   std::vector<double> firstDiff; // first call vs reference, per group
 };
 
@@ -184,9 +185,10 @@ void DeterminismTest::run(Bundle bundle, float sfVal, RunCounts &counts) {
     // The report zeroes the output before each call and accumulates into it.
     DGEMM_CU_ASSERT(driver().cuMemsetD32Async(dev.d.ptr(), 0, elems, stream_));
     DGEMM_ASSERT_LAUNCHED(kGroupedFp8GemmNtContiguous(args, stream_));
-    if (it == 0)
+    if (it == 0) {
       DGEMM_CU_ASSERT(driver().cuMemcpyDtoDAsync(first.ptr(), dev.d.ptr(),
                                                  elems * 4, stream_));
+    }
     CUdeviceptr d = dev.d.ptr(), f = first.ptr();
     CUdeviceptr out = stats.ptr() + it * slot * 8;
     void *params[] = {&d, &f, &perGroup, &out};
@@ -262,8 +264,8 @@ TEST_P(SeedDeterminismTest, EveryCallIdenticalAndBounded) {
   EXPECT_EQ(counts.notIdentical, 0);
 }
 
-std::string seedCaseName(
-    const ::testing::TestParamInfo<std::tuple<Bundle, float>> &info) {
+std::string
+seedCaseName(const ::testing::TestParamInfo<std::tuple<Bundle, float>> &info) {
   float sf = std::get<1>(info.param);
   const char *name = sf == 1.0f    ? "sf_1"
                      : sf == 1e-4f ? "sf_1em4"

@@ -59,8 +59,8 @@ TEST(DriverTest, LaunchWithoutDriverReportsIt) {
   char err[512] = "unchanged";
   void *p = reinterpret_cast<void *>(0x100000);
   int code = dgemm_k_grouped_fp8_gemm_nt_contiguous(
-      p, p, p, p, p, p, 128, 128, 1, ks.data(),
-      reinterpret_cast<int32_t *>(p), nullptr, 0, nullptr, err, sizeof(err));
+      p, p, p, p, p, p, 128, 128, 1, ks.data(), reinterpret_cast<int32_t *>(p),
+      nullptr, 0, nullptr, err, sizeof(err));
   EXPECT_EQ(code, DGEMM_ERROR_NO_DRIVER);
   EXPECT_EQ(std::string(err), driver.message());
   EXPECT_THAT(err, HasSubstr("libcuda.so.1"));

@@ -12,9 +12,9 @@ namespace {
 
 TEST(Fp8Test, DecodesKnownCodes) {
   EXPECT_EQ(decodeE4m3(0x00), 0.f);
-  EXPECT_EQ(decodeE4m3(0x38), 1.f);          // 0.0111.000
+  EXPECT_EQ(decodeE4m3(0x38), 1.f); // 0.0111.000
   EXPECT_EQ(decodeE4m3(0xb8), -1.f);
-  EXPECT_EQ(decodeE4m3(0x7e), 448.f);        // largest finite
+  EXPECT_EQ(decodeE4m3(0x7e), 448.f);               // largest finite
   EXPECT_EQ(decodeE4m3(0x01), std::ldexp(1.f, -9)); // smallest subnormal
   EXPECT_EQ(decodeE4m3(0x08), std::ldexp(1.f, -6)); // smallest normal
   EXPECT_EQ(decodeE4m3(0x3c), 1.5f);

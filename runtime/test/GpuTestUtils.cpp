@@ -3,6 +3,7 @@
 #include "GpuTestUtils.h"
 
 #include "dgemm/Heuristics/KernelConfig.h"
+#include "dgemm/Runtime/KernelBundle.h"
 #include "dgemm/Runtime/Validation.h"
 
 #include <algorithm>
@@ -170,15 +171,36 @@ void GpuTest::SetUp() {
 void GpuTest::TearDown() {
   bundleEnv_.reset();
   if (stream_) {
-    EXPECT_TRUE(cuOk(gApi->cuStreamSynchronize(stream_), "cuStreamSynchronize"));
+    EXPECT_TRUE(
+        cuOk(gApi->cuStreamSynchronize(stream_), "cuStreamSynchronize"));
     gApi->cuStreamDestroy(stream_);
   }
 }
 
 std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
                                    const std::vector<int32_t> &ks) {
-  if (bundle == Bundle::Real)
+  CUdevice device;
+  gApi->cuCtxGetDevice(&device);
+  heuristics::Target target;
+  target.numSMs = smCount_;
+  gApi->cuDeviceGetAttribute(
+      &target.maxSmemPerBlock,
+      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device);
+  heuristics::KernelConfig config = heuristics::selectKGroupedConfig(
+      runtime::makeProblem(m, n, int(ks.size()), ks.data()), target);
+
+  if (bundle == Bundle::Real) {
+    // Skip before generating operands when the kernel is not there (the
+    // runtime would report the same).
+    std::string dir;
+    if (Status s = runtime::resolveKernelDir(dir); !s.ok())
+      return "kernel bundle lacks the kernel: " + s.message();
+    std::string meta = dir + "/" + config.entryName() + ".meta";
+    if (!std::ifstream(meta))
+      return "kernel bundle lacks the kernel: no " + meta;
     return "";
+  }
+
   static const std::string ptx = testKernelsPtx();
   if (ptx.empty())
     return "the reference kernel was not built (no nvcc at build time)";
@@ -188,15 +210,6 @@ std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
     return "no temporary directory";
   }
 
-  CUdevice device;
-  gApi->cuCtxGetDevice(&device);
-  heuristics::Target target;
-  target.numSMs = smCount_;
-  gApi->cuDeviceGetAttribute(&target.maxSmemPerBlock,
-                             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                             device);
-  heuristics::KernelConfig config = heuristics::selectKGroupedConfig(
-      runtime::makeProblem(m, n, int(ks.size()), ks.data()), target);
   // The reference kernel keeps a block_m x block_n FP32 accumulator tile and
   // the two scale boxes in dynamic shared memory.
   auto align128 = [](int bytes) { return (bytes + 127) / 128 * 128; };
@@ -280,8 +293,9 @@ std::vector<int64_t> dgemm::test::referenceRows(const HostProblem &p,
   return std::vector<int64_t>(picked.begin(), picked.end());
 }
 
-std::vector<double> dgemm::test::referenceOutput(
-    const HostProblem &p, const std::vector<int64_t> &rows) {
+std::vector<double>
+dgemm::test::referenceOutput(const HostProblem &p,
+                             const std::vector<int64_t> &rows) {
   const std::array<float, 256> &lut = e4m3Table();
   const int64_t numRows = int64_t(rows.size());
   std::vector<double> out(size_t(p.groups() * numRows * p.n));
@@ -307,7 +321,8 @@ std::vector<double> dgemm::test::referenceOutput(
       for (int64_t col = 0; col < p.n; ++col) {
         double acc = cGroup ? cGroup[row * p.n + col] : 0.0;
         for (int64_t kb = 0; kb < kg / 128; ++kb) {
-          float dot = dot128(af.data() + kb * 128, bf.data() + col * kg + kb * 128);
+          float dot =
+              dot128(af.data() + kb * 128, bf.data() + col * kg + kb * 128);
           acc += double(dot) * p.sfa[(firstBlock + kb) * p.m + row] *
                  p.sfb[(firstBlock + kb) * p.n + col];
         }
@@ -368,9 +383,10 @@ Comparison dgemm::test::compareOutput(const HostProblem &p,
   return ::testing::AssertionSuccess();
 }
 
-dgemm::runtime::KGroupedArgs
-dgemm::test::makeArgs(const HostProblem &p, const DeviceProblem &dev,
-                      CUdeviceptr workspace, uint64_t workspaceBytes) {
+dgemm::runtime::KGroupedArgs dgemm::test::makeArgs(const HostProblem &p,
+                                                   const DeviceProblem &dev,
+                                                   CUdeviceptr workspace,
+                                                   uint64_t workspaceBytes) {
   runtime::KGroupedArgs args;
   args.a = dev.a.as<void>();
   args.sfa = dev.sfa.as<void>();
@@ -402,8 +418,7 @@ std::string dgemm::test::testKernelsPtx() {
 uint64_t dgemm::test::testSeed() {
   const ::testing::TestInfo *info =
       ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name =
-      std::string(info->test_suite_name()) + "." + info->name();
+  std::string name = std::string(info->test_suite_name()) + "." + info->name();
   uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a
   for (unsigned char ch : name)
     hash = (hash ^ ch) * 0x100000001b3ull;

@@ -39,7 +39,7 @@ const runtime::DriverApi &driver();
   do {                                                                         \
     ::dgemm::runtime::Status launchStatus = (expr);                            \
     if (launchStatus.code() == ::dgemm::runtime::ErrorCode::KernelNotFound)    \
-      GTEST_SKIP() << "kernel bundle lacks the kernel: "                      \
+      GTEST_SKIP() << "kernel bundle lacks the kernel: "                       \
                    << launchStatus.message();                                  \
     ASSERT_TRUE(launchStatus.ok()) << launchStatus.message();                  \
   } while (0)
@@ -118,9 +118,9 @@ struct HostProblem {
   int64_t m = 0, n = 0;
   std::vector<int32_t> ks;
   int64_t sumK = 0;
-  std::vector<uint8_t> a, b;    // FP8 codes, sum(K) * m and sum(K) * n
-  std::vector<float> sfa, sfb;  // (sum(K) / 128) x m and x n
-  std::vector<float> c;         // G x m x n; empty means zeros
+  std::vector<uint8_t> a, b;   // FP8 codes, sum(K) * m and sum(K) * n
+  std::vector<float> sfa, sfb; // (sum(K) / 128) x m and x n
+  std::vector<float> c;        // G x m x n; empty means zeros
 
   int64_t groups() const { return int64_t(ks.size()); }
   int64_t outputElems() const { return groups() * m * n; }

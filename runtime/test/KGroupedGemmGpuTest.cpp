@@ -58,7 +58,10 @@ std::vector<GemmCase> gemmCases() {
       // The bug report's shapes, accumulating in place.
       {"SeedShapes", 2048, 2048, {256, 128, 128, 256}, true},
       {"MixedEmptyGroups", 512, 384, {0, 128, 0, 128, 128, 0}, false},
-      {"EightGroups", 768, 2048, {128, 128, 256, 256, 128, 256, 256, 256},
+      {"EightGroups",
+       768,
+       2048,
+       {128, 128, 256, 256, 128, 256, 256, 256},
        false},
       {"LargeFourGroups", 4096, 7168, {8192, 8576, 8704, 8832}, false},
       {"ManySmallGroups", 2048, 768, manySmallGroups(), false},
@@ -81,10 +84,10 @@ TEST_P(KGroupedGemmTest, MatchesReference) {
   HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);
   DeviceProblem dev;
   ASSERT_TRUE(uploadProblem(p, kase.inPlace, dev));
-  if (!kase.inPlace)
-    DGEMM_CU_ASSERT(driver().cuMemsetD32Async(dev.d.ptr(), kNaNBits,
-                                              size_t(p.outputElems()),
-                                              stream_));
+  if (!kase.inPlace) {
+    DGEMM_CU_ASSERT(driver().cuMemsetD32Async(
+        dev.d.ptr(), kNaNBits, size_t(p.outputElems()), stream_));
+  }
   uint64_t wsBytes =
       kGroupedWorkspaceBytes(p.m, p.n, int(p.groups()), p.ks.data());
   ASSERT_GT(wsBytes, 0u);
@@ -136,8 +139,7 @@ TEST_P(LaunchTest, InternalWorkspaceMatchesCallerWorkspace) {
   uint64_t wsBytes = kGroupedWorkspaceBytes(kM, kN, 4, p.ks.data());
   DeviceBuffer workspace;
   ASSERT_TRUE(workspace.allocate(wsBytes));
-  std::vector<float> expected(size_t(p.outputElems())),
-      actual(expected.size());
+  std::vector<float> expected(size_t(p.outputElems())), actual(expected.size());
 
   DGEMM_ASSERT_LAUNCHED(kGroupedFp8GemmNtContiguous(
       makeArgs(p, dev, workspace.ptr(), wsBytes), stream_));
@@ -152,8 +154,8 @@ TEST_P(LaunchTest, InternalWorkspaceMatchesCallerWorkspace) {
         kGroupedFp8GemmNtContiguous(makeArgs(p, dev, 0, 0), stream_));
     DGEMM_CU_ASSERT(driver().cuStreamSynchronize(stream_));
     ASSERT_TRUE(dev.d.download(actual.data(), actual.size() * 4));
-    EXPECT_EQ(0, std::memcmp(expected.data(), actual.data(),
-                             expected.size() * 4))
+    EXPECT_EQ(0,
+              std::memcmp(expected.data(), actual.data(), expected.size() * 4))
         << "call " << call;
   }
 }
@@ -167,8 +169,7 @@ TEST_P(LaunchTest, ReplaysFromCudaGraph) {
   DeviceBuffer workspace;
   ASSERT_TRUE(workspace.allocate(wsBytes));
   KGroupedArgs args = makeArgs(p, dev, workspace.ptr(), wsBytes);
-  std::vector<float> expected(size_t(p.outputElems())),
-      actual(expected.size());
+  std::vector<float> expected(size_t(p.outputElems())), actual(expected.size());
 
   // A direct launch first: it also loads the module outside the capture.
   DGEMM_ASSERT_LAUNCHED(kGroupedFp8GemmNtContiguous(args, stream_));
@@ -194,8 +195,8 @@ TEST_P(LaunchTest, ReplaysFromCudaGraph) {
     DGEMM_CU_ASSERT(driver().cuGraphLaunch(exec, stream_));
     DGEMM_CU_ASSERT(driver().cuStreamSynchronize(stream_));
     ASSERT_TRUE(dev.d.download(actual.data(), actual.size() * 4));
-    EXPECT_EQ(0, std::memcmp(expected.data(), actual.data(),
-                             expected.size() * 4))
+    EXPECT_EQ(0,
+              std::memcmp(expected.data(), actual.data(), expected.size() * 4))
         << "replay " << replay;
   }
   driver().cuGraphExecDestroy(exec);
@@ -253,15 +254,17 @@ TEST_P(LaunchTest, WorkspaceTooSmallIsRejected) {
   ASSERT_TRUE(uploadProblem(p, false, dev));
   DeviceBuffer workspace;
   ASSERT_TRUE(workspace.allocate(128));
-  Status s = kGroupedFp8GemmNtContiguous(
-      makeArgs(p, dev, workspace.ptr(), 128), stream_);
+  Status s = kGroupedFp8GemmNtContiguous(makeArgs(p, dev, workspace.ptr(), 128),
+                                         stream_);
   EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("'workspace_bytes' must be >= "));
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundles, LaunchTest,
                          ::testing::Values(Bundle::Real, Bundle::Reference),
-                         [](const auto &info) { return bundleName(info.param); });
+                         [](const auto &info) {
+                           return bundleName(info.param);
+                         });
 
 /// Broken bundles fail with messages, not crashes.
 class BundleErrorTest : public GpuTest {

@@ -79,12 +79,13 @@ TEST(KernelMetaTest, ParsesTheAbiExample) {
 }
 
 TEST(KernelMetaTest, ParsesTheHeuristicsOwnMeta) {
-  dgemm::heuristics::KernelConfig config = dgemm::heuristics::
-      selectKGroupedConfig({2048, 2048, 4, {256, 128, 128, 256}, 0},
-                           dgemm::heuristics::Target());
+  dgemm::heuristics::KernelConfig config =
+      dgemm::heuristics::selectKGroupedConfig(
+          {2048, 2048, 4, {256, 128, 128, 256}, 0},
+          dgemm::heuristics::Target());
   KernelMeta meta;
-  Status s = parseKernelMeta(config.toMeta(), "gen.meta", config.entryName(),
-                             meta);
+  Status s =
+      parseKernelMeta(config.toMeta(), "gen.meta", config.entryName(), meta);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "gen.meta").ok());
   EXPECT_EQ(meta.threads, config.threads());
@@ -125,10 +126,8 @@ TEST(KernelMetaTest, RejectsOutOfRange) {
 }
 
 TEST(KernelMetaTest, RejectsNonMultiple) {
-  expectBad(withLine("block_n", "block_n=100"), "'block_n'",
-            "multiple of 8");
-  expectBad(withLine("threads", "threads=200"), "'threads'",
-            "multiple of 128");
+  expectBad(withLine("block_n", "block_n=100"), "'block_n'", "multiple of 8");
+  expectBad(withLine("threads", "threads=200"), "'threads'", "multiple of 128");
 }
 
 TEST(KernelMetaTest, RejectsWrongBlockK) {

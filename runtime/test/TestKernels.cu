@@ -72,10 +72,10 @@ __device__ float dot128(const uint8_t *x, const uint8_t *y) {
       for (int half = 0; half < 2; ++half) {
         __nv_fp8x2_storage_t xp = (xw[w] >> (16 * half)) & 0xffff;
         __nv_fp8x2_storage_t yp = (yw[w] >> (16 * half)) & 0xffff;
-        float2 xf = __half22float2(
-            __half2(__nv_cvt_fp8x2_to_halfraw2(xp, __NV_E4M3)));
-        float2 yf = __half22float2(
-            __half2(__nv_cvt_fp8x2_to_halfraw2(yp, __NV_E4M3)));
+        float2 xf =
+            __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(xp, __NV_E4M3)));
+        float2 yf =
+            __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(yp, __NV_E4M3)));
         sum = fmaf(xf.x, yf.x, sum);
         sum = fmaf(xf.y, yf.y, sum);
       }
@@ -84,23 +84,26 @@ __device__ float dot128(const uint8_t *x, const uint8_t *y) {
   return sum;
 }
 
-__device__ unsigned align128(unsigned bytes) { return (bytes + 127) / 128 * 128; }
+__device__ unsigned align128(unsigned bytes) {
+  return (bytes + 127) / 128 * 128;
+}
 
 } // namespace
 
-extern "C" __global__ void dgemm_reference_kgrouped(
-    const __grid_constant__ CUtensorMap tmA,
-    const __grid_constant__ CUtensorMap tmB,
-    const __grid_constant__ CUtensorMap tmSfa,
-    const __grid_constant__ CUtensorMap tmSfb, const uint8_t *a,
-    const uint8_t *b, float *d, const float *c, const int *ks,
-    uint8_t *workspace, unsigned M, unsigned N, unsigned G) {
+extern "C" __global__ void
+dgemm_reference_kgrouped(const __grid_constant__ CUtensorMap tmA,
+                         const __grid_constant__ CUtensorMap tmB,
+                         const __grid_constant__ CUtensorMap tmSfa,
+                         const __grid_constant__ CUtensorMap tmSfb,
+                         const uint8_t *a, const uint8_t *b, float *d,
+                         const float *c, const int *ks, uint8_t *workspace,
+                         unsigned M, unsigned N, unsigned G) {
   const unsigned bm = dgemm_ref_block_m, bn = dgemm_ref_block_n;
   extern __shared__ __align__(128) uint8_t smem[];
   float *acc = reinterpret_cast<float *>(smem);
   float *sfaBox = reinterpret_cast<float *>(smem + align128(bm * bn * 4));
-  float *sfbBox = reinterpret_cast<float *>(reinterpret_cast<uint8_t *>(sfaBox) +
-                                            align128(bm * 4));
+  float *sfbBox = reinterpret_cast<float *>(
+      reinterpret_cast<uint8_t *>(sfaBox) + align128(bm * 4));
   uint64_t *barrier = reinterpret_cast<uint64_t *>(
       reinterpret_cast<uint8_t *>(sfbBox) + align128(bn * 4));
 
@@ -108,23 +111,21 @@ extern "C" __global__ void dgemm_reference_kgrouped(
   if (threadIdx.x < 16) {
     uint4 *slot = reinterpret_cast<uint4 *>(
         workspace + size_t(blockIdx.x) * dgemm_ref_desc_slots * 256);
-    const uint4 *src = threadIdx.x < 8
-                           ? reinterpret_cast<const uint4 *>(&tmA)
-                           : reinterpret_cast<const uint4 *>(&tmB);
+    const uint4 *src = threadIdx.x < 8 ? reinterpret_cast<const uint4 *>(&tmA)
+                                       : reinterpret_cast<const uint4 *>(&tmB);
     slot[threadIdx.x] = src[threadIdx.x % 8];
   }
   if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
-                     smemAddress(barrier))
-                 : "memory");
+    asm volatile(
+        "mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smemAddress(barrier))
+        : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
 
   unsigned phase = 0;
   const unsigned tilesM = (M + bm - 1) / bm, tilesN = (N + bn - 1) / bn;
-  const unsigned long long tilesPerGroup =
-      (unsigned long long)tilesM * tilesN;
+  const unsigned long long tilesPerGroup = (unsigned long long)tilesM * tilesN;
   for (unsigned long long t = blockIdx.x; t < tilesPerGroup * G;
        t += gridDim.x) {
     const unsigned g = unsigned(t / tilesPerGroup);
@@ -190,7 +191,8 @@ extern "C" __global__ void dgemm_test_compare(const float *d,
        i < perGroup; i += (unsigned long long)gridDim.x * blockDim.x) {
     float x = dg[i];
     mismatches += __float_as_uint(x) != __float_as_uint(fg[i]);
-    sumsq += isfinite(x) ? double(x) * x : __longlong_as_double(0x7ff0000000000000ll);
+    sumsq += isfinite(x) ? double(x) * x
+                         : __longlong_as_double(0x7ff0000000000000ll);
   }
   for (int offset = 16; offset > 0; offset /= 2) {
     mismatches += __shfl_xor_sync(0xffffffffu, mismatches, offset);

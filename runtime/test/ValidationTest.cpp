@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dgemm/Runtime/KGroupedGemm.h"
 #include "dgemm/Runtime/Validation.h"
+#include "dgemm/Runtime/KGroupedGemm.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -206,7 +206,7 @@ TEST(ValidationTest, AllGroupsEmptyKeepsScaleMapDimensionOne) {
   EXPECT_EQ(shape.scaleBlocks, 1);
 }
 
-constexpr int32_t kMaxK = 2147483520; // largest multiple of 128 in int32
+constexpr int32_t kMaxK = 2147483520;      // largest multiple of 128 in int32
 constexpr int64_t kMaxExtent = 2147483644; // largest multiple of 4 in int32
 
 TEST(ValidationTest, SumKTimesMMustFit64Bits) {
@@ -284,9 +284,9 @@ TEST(ValidationTest, CheckArgumentsIncludesWorkspaceSize) {
   Status s = checkKGroupedArguments(f.args);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("'workspace_bytes'"));
-  f.args.workspaceBytes = kGroupedWorkspaceBytesFor(
-      f.args.m, f.args.n, int(f.args.numGroups), f.args.ksHost,
-      dgemm::heuristics::Target());
+  f.args.workspaceBytes =
+      kGroupedWorkspaceBytesFor(f.args.m, f.args.n, int(f.args.numGroups),
+                                f.args.ksHost, dgemm::heuristics::Target());
   EXPECT_TRUE(checkKGroupedArguments(f.args).ok());
 }
 

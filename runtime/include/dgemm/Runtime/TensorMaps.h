@@ -37,8 +37,7 @@ enum TensorMapIndex { kMapA = 0, kMapB = 1, kMapSfa = 2, kMapSfb = 3 };
 /// The four maps for valid `args` (checkKGroupedArgs) and `meta`.
 void describeKGroupedTensorMaps(const KGroupedArgs &args,
                                 const KGroupedShape &shape,
-                                const KernelMeta &meta,
-                                TensorMapSpec specs[4]);
+                                const KernelMeta &meta, TensorMapSpec specs[4]);
 
 /// Encodes one map; errors name the map and repeat its arguments.
 Status encodeTensorMap(const DriverApi &api, const TensorMapSpec &spec,

@@ -44,7 +44,7 @@ struct KGroupedShape {
 };
 
 /// Required alignments (bytes).
-inline constexpr uint64_t kOperandAlignment = 16; // TMA global addresses
+inline constexpr uint64_t kOperandAlignment = 16;    // TMA global addresses
 inline constexpr uint64_t kWorkspaceAlignment = 128; // docs/KernelABI.md
 
 /// Checks every rule that needs no driver, in a fixed order, and returns the

@@ -58,11 +58,12 @@ DGEMM_RUNTIME_EXPORT const char *dgemm_runtime_version(void);
 /* The argument checks of dgemm_k_grouped_fp8_gemm_nt_contiguous alone; never
  * touches the driver. The workspace size is checked against the bound for
  * 132 SMs (the H100/H200), as no device is queried. */
-DGEMM_RUNTIME_EXPORT int dgemm_check_arguments(
-    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
-    const void *c, int64_t m, int64_t n, int32_t num_groups,
-    const int32_t *ks_host, const int32_t *ks_device, void *workspace,
-    uint64_t workspace_bytes, char *err, uint64_t err_len);
+DGEMM_RUNTIME_EXPORT int
+dgemm_check_arguments(const void *a, const void *sfa, const void *b,
+                      const void *sfb, void *d, const void *c, int64_t m,
+                      int64_t n, int32_t num_groups, const int32_t *ks_host,
+                      const int32_t *ks_device, void *workspace,
+                      uint64_t workspace_bytes, char *err, uint64_t err_len);
 
 #ifdef __cplusplus
 } /* extern "C" */
