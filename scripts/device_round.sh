@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # One round of the runtime's checks on the GPU machine.
 #
-#   scripts/device_round.sh [BUNDLE_DIR] [UNGUARDED_BUNDLE_DIR]
+#   scripts/device_round.sh [BUNDLE_DIR] [UNGUARDED_BUNDLE_DIR] [ONE_SLOT_BUNDLE_DIR]
 #
 # BUNDLE_DIR: the kernel bundle to test (default: $DGEMM_KERNEL_DIR; without
 #   one, the real-bundle GPU tests skip and only the reference kernel runs).
 # UNGUARDED_BUNDLE_DIR: optional bundle built with the descriptor guard
-#   disabled; its determinism test must detect the race.
+#   disabled; its determinism test must detect the race. It is run with
+#   DGEMM_DESC_SLOTS=${DGEMM_RACE_DESC_SLOTS:-1} (one rewritten descriptor per
+#   operand, DeepGEMM's scheme), so build it with --desc-slots=1.
+# ONE_SLOT_BUNDLE_DIR: optional guarded bundle built with --desc-slots=1; its
+#   determinism test runs with DGEMM_DESC_SLOTS=1 (the drain really waits).
 #
 # Environment: OUT (logs, default /tmp/dgemm-device-round), DGEMM_RT_BUILD
 # (build dir, default /tmp/rt), DGEMM_GTEST_SOURCE_DIR (GoogleTest sources if
@@ -26,6 +30,8 @@ BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
 BUNDLE=$(realpath -m "${1:-${DGEMM_KERNEL_DIR:-}}" 2>/dev/null || true)
 [ -n "${1:-${DGEMM_KERNEL_DIR:-}}" ] || BUNDLE=
 UNGUARDED=${2:-}
+ONE_SLOT=${3:-}
+[ -z "$ONE_SLOT" ] || ONE_SLOT=$(realpath -m "$ONE_SLOT")
 [ -z "$UNGUARDED" ] || UNGUARDED=$(realpath -m "$UNGUARDED")
 GTEST_SRC=${DGEMM_GTEST_SOURCE_DIR:-$ROOT/build-deps/googletest}
 BENCH=${DGEMM_BENCH:-bench/bench.py}
@@ -119,19 +125,36 @@ if [ -x "$GPU_TESTS" ]; then
   fi
   if [ -n "$UNGUARDED" ]; then
     run race-detected "$OUT/race.log" env DGEMM_KERNEL_DIR="$UNGUARDED" \
+      DGEMM_DESC_SLOTS="${DGEMM_RACE_DESC_SLOTS:-1}" \
       DGEMM_EXPECT_RACE=1 "$GPU_TESTS" \
       --gtest_filter='DeterminismTest.RaceIsDetectedWithoutGuard'
   else
     skip race-detected "no unguarded bundle given"
   fi
+  if [ -n "$ONE_SLOT" ]; then
+    run one-slot-determinism "$OUT/determinism.log" env \
+      DGEMM_KERNEL_DIR="$ONE_SLOT" DGEMM_DESC_SLOTS=1 "$GPU_TESTS" \
+      --gtest_filter='SeedCase/*RealBundle*:Cases/*RealBundle*'
+  fi
 else
   skip gpu-tests "not built"
+fi
+
+# --- 2b. Python package on the GPU -----------------------------------------
+if [ -n "$BUNDLE" ] && python3 -c 'import torch, pytest' 2>/dev/null; then
+  run pytest-gpu "$OUT/pytest.log" env PYTHONPATH=python \
+    DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" DGEMM_KERNEL_DIR="$BUNDLE" \
+    DGEMM_SEED_ITERS="${DGEMM_SEED_ITERS:-$DGEMM_DETERMINISM_ITERS}" \
+    python3 -m pytest -q -rs python
+else
+  skip pytest-gpu "no bundle or no torch/pytest"
 fi
 
 # --- 3. Benchmark ----------------------------------------------------------
 if [ -f "$BENCH" ]; then
   run bench "$OUT/bench.log" env "${bundle_env[@]}" \
-    DGEMM_RUNTIME_LIBRARY="$BUILD/libdgemm_runtime.so" python3 "$BENCH"
+    PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
+    python3 "$BENCH" ${DGEMM_BENCH_ARGS:-}
 else
   skip bench "$BENCH not present"
 fi

@@ -14,6 +14,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   DGemmSelectConfigOptions select;
   select.numSMs = options.numSMs;
   select.smemBytes = options.smemBytes;
+  select.descSlots = options.descSlots;
   pm.addPass(createDGemmSelectConfig(select));
   pm.addPass(createDGemmLowerToKernel());
   DGemmPlaceSyncOptions place;

@@ -66,8 +66,8 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
     return s;
 
   Target target = targetFor(device);
-  KernelConfig config = heuristics::selectKGroupedConfig(
-      makeProblem(args.m, args.n, int(args.numGroups), args.ksHost), target);
+  KernelConfig config = chooseKGroupedConfig(
+      args.m, args.n, int(args.numGroups), args.ksHost, target);
   if (std::string why = heuristics::checkConfig(config, target); !why.empty())
     return Status::error(ErrorCode::UnsupportedDevice,
                          "no kernel configuration fits this device: " + why);

@@ -8,6 +8,8 @@
 #include "dgemm/Runtime/Validation.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
@@ -185,14 +187,28 @@ uint64_t dgemm::runtime::workspaceBytesFor(int64_t gridX, int descSlots) {
   return uint64_t(gridX) * uint64_t(descSlots) * 2 * 128;
 }
 
+KernelConfig dgemm::runtime::chooseKGroupedConfig(
+    int64_t m, int64_t n, int numGroups, const int32_t *ksHost,
+    const heuristics::Target &target) {
+  KernelConfig config = heuristics::selectKGroupedConfig(
+      makeProblem(m, n, numGroups, ksHost), target);
+  if (const char *env = std::getenv("DGEMM_DESC_SLOTS")) {
+    if (std::string(env) == "1")
+      config.descSlots = 1;
+    else if (std::string(env) == "2")
+      config.descSlots = 2;
+  }
+  return config;
+}
+
 uint64_t
 dgemm::runtime::kGroupedWorkspaceBytesFor(int64_t m, int64_t n, int numGroups,
                                           const int32_t *ksHost,
                                           const heuristics::Target &target) {
   if (m < 1 || n < 1 || numGroups < 1 || !ksHost || target.numSMs < 1)
     return 0;
-  KernelConfig config = heuristics::selectKGroupedConfig(
-      makeProblem(m, n, numGroups, ksHost), target);
+  KernelConfig config =
+      chooseKGroupedConfig(m, n, numGroups, ksHost, target);
   return workspaceBytesFor(gridSizeFor(m, n, numGroups, config, target.numSMs),
                            config.descSlots);
 }

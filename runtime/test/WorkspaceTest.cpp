@@ -93,3 +93,27 @@ TEST(WorkspaceTest, PublicQueryCoversTheLaunch) {
 }
 
 } // namespace
+
+namespace {
+TEST(WorkspaceTest, DescSlotsOverrideFromEnvironment) {
+  const std::vector<int32_t> ks = {256, 128, 128, 256};
+  Target target;
+  ::unsetenv("DGEMM_DESC_SLOTS");
+  KernelConfig chosen = chooseKGroupedConfig(2048, 2048, 4, ks.data(), target);
+  EXPECT_EQ(chosen.descSlots, 2);
+  ::setenv("DGEMM_DESC_SLOTS", "1", 1);
+  KernelConfig single = chooseKGroupedConfig(2048, 2048, 4, ks.data(), target);
+  EXPECT_EQ(single.descSlots, 1);
+  EXPECT_EQ(single.blockN, chosen.blockN);
+  uint64_t singleBytes =
+      kGroupedWorkspaceBytesFor(2048, 2048, 4, ks.data(), target);
+  ::unsetenv("DGEMM_DESC_SLOTS");
+  EXPECT_EQ(singleBytes * 2,
+            kGroupedWorkspaceBytesFor(2048, 2048, 4, ks.data(), target));
+  // Anything but 1 or 2 is ignored.
+  ::setenv("DGEMM_DESC_SLOTS", "7", 1);
+  EXPECT_EQ(chooseKGroupedConfig(2048, 2048, 4, ks.data(), target).descSlots,
+            2);
+  ::unsetenv("DGEMM_DESC_SLOTS");
+}
+} // namespace

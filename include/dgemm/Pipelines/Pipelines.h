@@ -20,6 +20,10 @@ struct DGemmPipelineOptions
   Option<int> smemBytes{*this, "smem-bytes",
                         llvm::cl::desc("Target shared memory per block"),
                         llvm::cl::init(232448)};
+  Option<int> descSlots{*this, "desc-slots",
+                        llvm::cl::desc("Descriptor slots per operand (0: the "
+                                       "heuristic's choice)"),
+                        llvm::cl::init(0)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

@@ -122,6 +122,7 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     DGemmSelectConfigOptions select;
     select.numSMs = pipeline.numSMs;
     select.smemBytes = pipeline.smemBytes;
+    select.descSlots = pipeline.descSlots;
     pm.addPass(createDGemmSelectConfig(select));
     if (failed(pm.run(module)))
       return failure();
@@ -138,8 +139,11 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     heur::Target target;
     target.numSMs = pipeline.numSMs;
     target.maxSmemPerBlock = pipeline.smemBytes;
-    for (const heur::KernelConfig &c : heur::candidateKGroupedConfigs(target))
+    for (heur::KernelConfig c : heur::candidateKGroupedConfigs(target)) {
+      if (pipeline.descSlots > 0)
+        c.descSlots = pipeline.descSlots;
       add(toConfigAttr(ctx, c));
+    }
   }
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return module.emitError("cannot create bundle directory '")
@@ -198,6 +202,10 @@ llvm::cl::opt<bool> unsafeSkipDrain(
     llvm::cl::desc("TEST ONLY: generate kernels without the descriptor "
                    "drain (DeepGEMM 2.6.1's race)"),
     llvm::cl::init(false));
+llvm::cl::opt<int> translateDescSlots(
+    "desc-slots",
+    llvm::cl::desc("Descriptor slots per operand (0: the heuristic's choice)"),
+    llvm::cl::init(0));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
                                    llvm::cl::init(132));
@@ -213,6 +221,7 @@ void mlir::dgemm::registerPTXTranslation() {
         DGemmPipelineOptions pipeline;
         pipeline.numSMs = translateNumSMs;
         pipeline.skipDescriptorDrain = unsafeSkipDrain;
+        pipeline.descSlots = translateDescSlots;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
           if (failed(writeBundle(*copy, bundleDir, bundleAllCandidates,

@@ -39,6 +39,8 @@ struct SelectConfigPass
       problem.numGroups = gemm.getNumGroups();
       problem.expectedKPerGroup = expectedK;
       heur::KernelConfig config = heur::selectKGroupedConfig(problem, target);
+      if (descSlots > 0)
+        config.descSlots = descSlots;
       std::string problemText = heur::checkConfig(config, target);
       if (!problemText.empty()) {
         gemm.emitOpError("dgemm-select-config found no valid configuration: ")

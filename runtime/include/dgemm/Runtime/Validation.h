@@ -75,6 +75,16 @@ uint64_t workspaceBytesFor(int64_t gridX, int descSlots);
 
 /// The workspace the call would need on `target` (its numSMs standing for the
 /// device's multiprocessor count); 0 if the arguments are invalid.
+/// The configuration the runtime launches: the heuristics' choice, with
+/// `desc_slots` overridden by the environment variable DGEMM_DESC_SLOTS (1 or
+/// 2) when set. One descriptor slot is DeepGEMM's scheme, where every group
+/// switch drains the previous group's loads; it exists to compare the two
+/// and to demonstrate the race with the guard-less test bundle.
+heuristics::KernelConfig chooseKGroupedConfig(int64_t m, int64_t n,
+                                              int numGroups,
+                                              const int32_t *ksHost,
+                                              const heuristics::Target &target);
+
 uint64_t kGroupedWorkspaceBytesFor(int64_t m, int64_t n, int numGroups,
                                    const int32_t *ksHost,
                                    const heuristics::Target &target);

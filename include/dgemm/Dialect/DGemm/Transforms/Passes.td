@@ -19,7 +19,10 @@ def DGemmSelectConfig : Pass<"dgemm-select-config", "ModuleOp"> {
     Option<"smemBytes", "smem-bytes", "int", "232448",
            "Dynamic shared memory per block of the target (227 KiB on H200)">,
     Option<"expectedK", "expected-k", "int64_t", "0",
-           "Expected K per group for k-grouped problems (0: heuristic default)">
+           "Expected K per group for k-grouped problems (0: heuristic default)">,
+    Option<"descSlots", "desc-slots", "int", "0",
+           "Descriptor slots per operand (0: the heuristic's choice; 1 is "
+           "DeepGEMM's single rewritten descriptor)">
   ];
   let statistics = [
     Statistic<"numSelected", "num-selected", "Configurations chosen">
