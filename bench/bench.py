@@ -1,0 +1,782 @@
+#!/usr/bin/env python3
+"""Benchmark of dgemm's k-grouped FP8 1D1D wgrad GEMM against its peers, in one process.
+
+    PYTHONPATH=python DGEMM_RUNTIME_LIB=<build>/libdgemm_runtime.so DGEMM_KERNEL_DIR=<bundle> \
+        python3 bench/bench.py [--quick] [--runs N] [--warmup N] [--md PATH]
+
+What it does, per shape (the issue's six k-grouped shapes and the bug report's seed shape):
+
+1. Fresh random data (seeded, so runs are comparable): token-major ``torch.randn`` bf16
+   activations/gradients, cast with ``dgemm.make_k_grouped_operand`` (per-channel FP8, one
+   scale per 128 tokens); ``c`` is a separate random FP32 ``[G, M, N]`` tensor, as in DeepGEMM's
+   own k-grouped benchmark (so C is read and D written, like the reference figures).
+2. One correctness call (d poisoned with NaN first), compared with
+   ``dgemm.k_grouped_reference`` (float64) through ``dgemm.calc_diff``; it must be < 1e-3.
+3. Timing with CUDA events: warm-up calls, then per timed run an L2 flush (a 256 MB buffer
+   ``.zero_()``), a short ``torch.cuda._sleep`` so the host enqueues the call before the GPU
+   reaches the start event (the Python entry point's host overhead is then not timed), start
+   event, the call, end event. The median is reported.
+4. After timing, d and the results of 8 more calls must equal the first result bit for bit (the
+   kernel has no split-K, so it is deterministic; a difference means a race such as the one the
+   bug report was about).
+5. Peer: ``torch._scaled_grouped_mm`` (FP8 e4m3, 2d x 2d ragged-K, per-group row-wise FP32
+   scales, bf16 out), default and fast accumulation, timed the same way. It quantizes
+   differently (row-wise per group, not per 128 tokens), so only its speed is compared.
+
+Plus ``torch._scaled_mm`` FP8 8192^3 with per-tensor scales (bf16 out) as the dense ceiling.
+
+The "config" column is the kernel entry the runtime's heuristics choose for the shape on this
+device. The runtime's C ABI has no function for that, so it is read from the C++ function
+``dgemm::heuristics::selectKGroupedConfig`` that libdgemm_runtime.so exports (called through
+ctypes with the struct layouts of runtime/heuristics/include/dgemm/Heuristics/KernelConfig.h);
+if that symbol is missing or returns something implausible, the column says ``n/a``.
+``DGEMM_BENCH_NO_CONFIG=1`` skips it. ``DGEMM_BENCH_TRACEBACK=1`` prints the traceback of a
+failure of our GEMM. ``DGEMM_RUNTIME_LIBRARY`` (what scripts/device_round.sh sets) is accepted
+for ``DGEMM_RUNTIME_LIB``, and ``python/`` is put on ``sys.path`` when ``dgemm`` is not
+importable otherwise.
+
+Robustness: every failure (import, launch, peer, out of memory, CUDA error) is printed and the
+run goes on. Exit code: 1 if any result of ours was wrong (calc_diff >= 1e-3, NaN, or not
+bitwise stable across calls); else 2 if our GEMM could not run on some shape; else 0. Peer
+failures never change the exit code. With ``BENCH_MD`` set (or ``--md``), the final table is
+also written there as markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+REPO = Path(__file__).resolve().parent.parent
+
+# --- Figures from the issue --------------------------------------------------------------------
+DENSE_CEILING_TFLOPS = 1475.0   # FP8 dense ceiling on the H200 (issue)
+HBM_TBPS = 4.26                 # HBM bandwidth (issue)
+# DeepGEMM 2.6.1 + drain on the H200: (groups, M, N) -> (sum K, TFLOPS).
+REFERENCE = {
+    (4, 4096, 7168): (34304, 1025.0),
+    (4, 7168, 2048): (32896, 991.0),
+    (8, 4096, 7168): (35968, 982.0),
+    (8, 7168, 2048): (33920, 948.0),
+    (16, 4096, 7168): (34432, 883.0),
+    (16, 7168, 2048): (34304, 886.0),
+}
+SEED_KS = [256, 128, 128, 256]              # the bug report's shape: 4 groups, M = N = 2048
+SEED_REFERENCE_TFLOPS, SEED_REFERENCE_US = 112.0, 57.0
+EXPECTED_K = {4: 8192, 8: 4096, 16: 2048}   # expected K per group, by group count
+BLOCK_K = 128
+DIFF_LIMIT = 1e-3
+STABILITY_CALLS = 8             # extra calls compared bitwise with the first result
+L2_FLUSH_BYTES = 256 * 1024 * 1024
+
+# --- Output helpers ----------------------------------------------------------------------------
+
+
+def log(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+def peer_calc_diff(x: Any, y: Any) -> float:
+    """DeepGEMM's metric (as dgemm.calc_diff), kept here so peers are checked without dgemm."""
+    x, y = x.double(), y.double()
+    den = float((x * x + y * y).sum())
+    return 0.0 if den == 0 else 1.0 - 2.0 * float((x * y).sum()) / den
+
+
+def short_exc(e: BaseException, limit: int = 300) -> str:
+    text = f"{type(e).__name__}: {e}".replace("\n", " ").strip()
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class Shape:
+    def __init__(self, label: str, m: int, n: int, ks: Sequence[int],
+                 ref_tflops: Optional[float], ref_sum_k: Optional[int], seed_note: str):
+        self.label, self.m, self.n, self.ks = label, m, n, list(ks)
+        self.g = len(self.ks)
+        self.sum_k = sum(self.ks)
+        self.ref_tflops, self.ref_sum_k, self.seed_note = ref_tflops, ref_sum_k, seed_note
+
+    @property
+    def flop(self) -> float:
+        return 2.0 * self.m * self.n * self.sum_k
+
+    @property
+    def min_bytes(self) -> int:
+        """A, B (FP8), sfa, sfb (FP32, one per 128 K), C read and D written (FP32)."""
+        operands = (self.m + self.n) * self.sum_k + 4 * (self.m + self.n) * (self.sum_k // BLOCK_K)
+        return operands + 2 * 4 * self.g * self.m * self.n
+
+    @property
+    def floor_us(self) -> float:
+        return max(self.flop / (DENSE_CEILING_TFLOPS * 1e12),
+                   self.min_bytes / (HBM_TBPS * 1e12)) * 1e6
+
+    def name(self) -> str:
+        return f"({self.g}, {self.m}x{self.n}, {self.sum_k})"
+
+
+class Row:
+    def __init__(self, shape: Shape):
+        self.shape = shape
+        self.config = "n/a"
+        self.diff: Optional[float] = None
+        self.diff_note = ""
+        self.ours_us: Optional[float] = None
+        self.ours_note = ""
+        self.stable: Optional[bool] = None
+        self.peer_us: Optional[float] = None
+        self.peer_note = ""
+        self.peer_fast_us: Optional[float] = None
+        self.peer_fast_note = ""
+
+
+# --- Shapes ------------------------------------------------------------------------------------
+
+
+def draw_ks(g: int, m: int, n: int, attempt: int) -> List[int]:
+    """DeepGEMM's k-grouped draw: K_g = align_up(int(expected * U(0.7, 1.3)), 128)."""
+    rng = random.Random(f"dgemm-bench:{g}:{m}:{n}:{attempt}")
+    exp_k = EXPECTED_K[g]
+    return [-(-int(exp_k * rng.uniform(0.7, 1.3)) // BLOCK_K) * BLOCK_K for _ in range(g)]
+
+
+def make_shapes(quick: bool) -> List[Shape]:
+    shapes = [Shape("seed", 2048, 2048, SEED_KS, SEED_REFERENCE_TFLOPS, sum(SEED_KS),
+                    "bug report's ks")]
+    for (g, m, n), (ref_sum_k, ref_tf) in REFERENCE.items():
+        # Fixed string seeds; the first attempt whose sum equals the issue's sum K is used, so
+        # the FLOP count equals the reference figure's (each K is still one U(0.7, 1.3) draw).
+        chosen, note = None, ""
+        for attempt in range(100000):
+            ks = draw_ks(g, m, n, attempt)
+            if sum(ks) == ref_sum_k:
+                chosen, note = ks, f"seed attempt {attempt}, sum K = issue's"
+                break
+        if chosen is None:
+            chosen, note = draw_ks(g, m, n, 0), "seed attempt 0, sum K differs from issue's"
+        shapes.append(Shape("issue", m, n, chosen, ref_tf, ref_sum_k, note))
+    if quick:
+        shapes = [shapes[0], shapes[1]]   # the seed shape and (4, 4096x7168)
+    return shapes
+
+
+# --- Environment -------------------------------------------------------------------------------
+
+
+def setup_import_path() -> None:
+    # scripts/device_round.sh passes the library as DGEMM_RUNTIME_LIBRARY; the package reads
+    # DGEMM_RUNTIME_LIB. Accept both.
+    if not os.environ.get("DGEMM_RUNTIME_LIB") and os.environ.get("DGEMM_RUNTIME_LIBRARY"):
+        os.environ["DGEMM_RUNTIME_LIB"] = os.environ["DGEMM_RUNTIME_LIBRARY"]
+    try:
+        import dgemm  # noqa: F401
+    except ImportError:
+        sys.path.insert(0, str(REPO / "python"))
+
+
+def nvidia_smi(fields: str) -> str:
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader", "-i", "0"],
+            capture_output=True, text=True, timeout=15)
+        text = (out.stdout or out.stderr).strip()
+        return text if out.returncode == 0 else f"n/a ({text[:200]})"
+    except Exception as e:  # noqa: BLE001
+        return f"n/a ({short_exc(e)})"
+
+
+def clocks_line() -> str:
+    base = nvidia_smi("clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu")
+    reasons = nvidia_smi("clocks_event_reasons.active")
+    if reasons.startswith("n/a"):
+        reasons = nvidia_smi("clocks_throttle_reasons.active")
+    return f"sm, max sm, mem clock, power, limit, temp = {base}; clock event reasons = {reasons}"
+
+
+def bundle_index(kernel_dir: Optional[str]) -> Optional[List[str]]:
+    if not kernel_dir:
+        return None
+    try:
+        lines = (Path(kernel_dir) / "index.txt").read_text().splitlines()
+        return [ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()]
+    except Exception:  # noqa: BLE001
+        return None
+
+
+# --- The heuristics' choice, through the exported C++ symbol -----------------------------------
+
+_SELECT_SYMBOL = ("_ZN5dgemm10heuristics20selectKGroupedConfigERKNS0_15KGroupedProblemE"
+                  "RKNS0_6TargetE")
+
+
+class _Target(ctypes.Structure):
+    _fields_ = [("numSMs", ctypes.c_int), ("maxSmemPerBlock", ctypes.c_int)]
+
+
+class _Problem(ctypes.Structure):
+    # int64 m, n; int numGroups; std::vector<int64_t> ks (libstdc++: begin, end, capacity);
+    # int64 expectedKPerGroup.
+    _fields_ = [("m", ctypes.c_int64), ("n", ctypes.c_int64), ("numGroups", ctypes.c_int),
+                ("ks_begin", ctypes.c_void_p), ("ks_end", ctypes.c_void_p),
+                ("ks_cap", ctypes.c_void_p), ("expectedKPerGroup", ctypes.c_int64)]
+
+
+class _Config(ctypes.Structure):
+    _fields_ = [(f, ctypes.c_int) for f in (
+        "blockM", "blockN", "blockK", "stages", "descSlots", "mathWarpgroups",
+        "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs")]
+
+
+class ConfigOracle:
+    def __init__(self, lib: Any, num_sms: int, max_smem: int, index: Optional[List[str]]):
+        self.fn = None
+        self.why = ""
+        self.target = _Target(num_sms, max_smem)
+        self.index = index
+        if os.environ.get("DGEMM_BENCH_NO_CONFIG") == "1":
+            self.why = "DGEMM_BENCH_NO_CONFIG=1"
+            return
+        try:
+            fn = getattr(lib, _SELECT_SYMBOL)
+            fn.argtypes = [ctypes.POINTER(_Problem), ctypes.POINTER(_Target)]
+            fn.restype = _Config
+            self.fn = fn
+        except AttributeError:
+            self.why = "runtime exports no config-selection function"
+
+    def entry(self, m: int, n: int, ks: Sequence[int]) -> str:
+        if self.fn is None:
+            return f"n/a ({self.why})" if self.why else "n/a"
+        arr = (ctypes.c_int64 * len(ks))(*ks)
+        base = ctypes.addressof(arr)
+        end = base + ctypes.sizeof(arr)
+        prob = _Problem(m, n, len(ks), base, end, end, 0)
+        c = self.fn(ctypes.byref(prob), ctypes.byref(self.target))
+        plausible = (c.blockM in (64, 128) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
+                     and c.blockN % 8 == 0 and 1 <= c.stages <= 64 and 1 <= c.descSlots <= 64
+                     and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8)
+        if not plausible:
+            return "n/a (implausible config from runtime)"
+        name = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{c.blockN}_s{c.stages}_r{c.descSlots}"
+        if c.clusterM != 1 or c.clusterN != 1:
+            name += f"_c{c.clusterM}x{c.clusterN}"
+        if self.index is not None and name not in self.index:
+            name += " (NOT in bundle index)"
+        return name
+
+
+# --- Timing ------------------------------------------------------------------------------------
+
+
+class Timer:
+    def __init__(self, torch: Any, runs: int, warmup: int):
+        self.torch = torch
+        self.runs, self.warmup = runs, warmup
+        self.flush = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+        props = torch.cuda.get_device_properties(0)
+        khz = getattr(props, "clock_rate", 0) or 1980000   # SM clock in kHz
+        self.cycles_per_us = khz / 1000.0
+        self.has_sleep = hasattr(torch.cuda, "_sleep")
+
+    def time_us(self, fn: Callable[[], Any]) -> Tuple[float, float, float]:
+        """(median, min, max) in microseconds over `runs` timed calls."""
+        torch = self.torch
+        host_us = 0.0
+        for i in range(self.warmup):
+            t0 = time.perf_counter()
+            fn()
+            if i > 0:
+                host_us = max(host_us, (time.perf_counter() - t0) * 1e6)
+        torch.cuda.synchronize()
+        # Give the host a head start: the GPU sleeps longer than the host needs to enqueue the
+        # call, so the start event never waits on the host.
+        sleep_cycles = int(max(20.0, 2.0 * host_us + 20.0) * self.cycles_per_us)
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(self.runs)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(self.runs)]
+        for i in range(self.runs):
+            self.flush.zero_()
+            if self.has_sleep:
+                torch.cuda._sleep(sleep_cycles)
+            starts[i].record()
+            fn()
+            ends[i].record()
+        torch.cuda.synchronize()
+        times = [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)]
+        return statistics.median(times), min(times), max(times)
+
+
+# --- The benchmark -----------------------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.torch: Any = None
+        self.dgemm: Any = None
+        self.dgemm_error = ""
+        self.timer: Optional[Timer] = None
+        self.oracle: Optional[ConfigOracle] = None
+        self.cuda_dead = ""
+        self.wrong: List[str] = []
+        self.ours_failed: List[str] = []
+        self.header: List[str] = []
+        self.dense: List[Tuple[str, Optional[float], str]] = []
+
+    # -- helpers
+
+    def note(self, line: str) -> None:
+        self.header.append(line)
+        log(line)
+
+    def cuda_alive(self) -> bool:
+        """False once the CUDA context is unusable (a sticky error); later steps are skipped."""
+        if self.cuda_dead:
+            return False
+        try:
+            self.torch.cuda.synchronize()
+            return True
+        except Exception as e:  # noqa: BLE001
+            self.cuda_dead = short_exc(e)
+            log(f"!! CUDA context unusable, skipping all later GPU work: {self.cuda_dead}")
+            return False
+
+    def after_failure(self) -> None:
+        self.cuda_alive()
+        try:
+            self.torch.cuda.empty_cache()
+        except Exception:  # noqa: BLE001
+            pass
+
+    # -- setup
+
+    def setup(self) -> bool:
+        try:
+            import torch
+        except Exception as e:  # noqa: BLE001
+            log(f"!! cannot import torch: {short_exc(e)}")
+            return False
+        self.torch = torch
+        self.note(f"torch {torch.__version__} (CUDA {torch.version.cuda}), "
+                  f"python {sys.version.split()[0]}")
+        if not torch.cuda.is_available():
+            log("!! torch.cuda.is_available() is False: nothing to benchmark")
+            return False
+        props = torch.cuda.get_device_properties(0)
+        max_smem = getattr(props, "shared_memory_per_block_optin", 0) or 232448
+        self.note(f"GPU: {props.name}, sm_{props.major}{props.minor}, "
+                  f"{props.multi_processor_count} SMs, "
+                  f"{props.total_memory / 2**30:.0f} GiB, L2 {getattr(props, 'L2_cache_size', 0) / 2**20:.0f} MiB, "
+                  f"opt-in smem/block {max_smem}")
+        self.note("clocks (not locked by this script; boost varies with power and temperature, "
+                  "so compare medians of runs made close together): " + clocks_line())
+        try:
+            import dgemm
+            from dgemm import _runtime
+            lib = _runtime.load()
+            self.dgemm = dgemm
+            self.note(f"dgemm {dgemm.__version__} from {Path(dgemm.__file__).parent}; runtime "
+                      f"{dgemm.runtime_version()} from {_runtime.loaded_path()}")
+            kernel_dir = os.environ.get("DGEMM_KERNEL_DIR")
+            index = bundle_index(kernel_dir)
+            self.note(f"kernel bundle: DGEMM_KERNEL_DIR={kernel_dir or '(unset: runtime default)'}"
+                      + (f", {len(index)} entries in index.txt" if index is not None else
+                         ", no readable index.txt"))
+            try:
+                self.oracle = ConfigOracle(lib, props.multi_processor_count, max_smem, index)
+            except Exception as e:  # noqa: BLE001
+                log(f"!! config lookup unavailable: {short_exc(e)}")
+        except Exception as e:  # noqa: BLE001
+            self.dgemm_error = short_exc(e)
+            log(f"!! dgemm unavailable, only the peers will run: {self.dgemm_error}")
+        try:
+            self.timer = Timer(torch, self.args.runs, self.args.warmup)
+        except Exception as e:  # noqa: BLE001
+            log(f"!! cannot allocate the L2 flush buffer: {short_exc(e)}")
+            return False
+        self.note(f"timing: CUDA events, L2 flushed ({L2_FLUSH_BYTES >> 20} MB zero_) before "
+                  f"each run, {self.args.warmup} warm-up + {self.args.runs} timed runs, median"
+                  + ("" if self.timer.has_sleep else " (no torch.cuda._sleep: host overhead "
+                     "may be included)"))
+        return True
+
+    # -- one shape
+
+    def run_shape(self, shape: Shape) -> Row:
+        torch = self.torch
+        row = Row(shape)
+        log()
+        log(f"== {shape.name()} ks={shape.ks} ({shape.seed_note})")
+        if self.oracle is not None:
+            try:
+                row.config = self.oracle.entry(shape.m, shape.n, shape.ks)
+            except Exception as e:  # noqa: BLE001
+                row.config = f"n/a ({short_exc(e, 80)})"
+        elif self.dgemm_error:
+            row.config = "n/a (dgemm unavailable)"
+        log(f"   config: {row.config}")
+        if not self.cuda_alive():
+            row.ours_note = row.peer_note = row.peer_fast_note = f"skipped ({self.cuda_dead})"
+            if self.dgemm is not None:
+                self.ours_failed.append(shape.name())
+            return row
+
+        g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
+        # Fresh data per shape, reproducible across runs.
+        torch.manual_seed(1000003 * g + 1009 * m + n)
+        x_a = x_b = None
+        try:
+            x_a = torch.randn(shape.sum_k, m, dtype=torch.bfloat16, device="cuda")
+            x_b = torch.randn(shape.sum_k, n, dtype=torch.bfloat16, device="cuda")
+        except Exception as e:  # noqa: BLE001
+            msg = f"data generation failed: {short_exc(e)}"
+            log(f"!! {msg}")
+            row.ours_note = row.peer_note = row.peer_fast_note = msg
+            if self.dgemm is not None:
+                self.ours_failed.append(shape.name())
+            self.after_failure()
+            return row
+
+        if self.dgemm is not None:
+            self.run_ours(shape, row, x_a, x_b)
+        else:
+            row.ours_note = f"n/a (dgemm unavailable: {self.dgemm_error[:80]})"
+            self.ours_failed.append(shape.name())
+        self.run_peer(shape, row, x_a, x_b)
+        del x_a, x_b
+        try:
+            torch.cuda.empty_cache()
+        except Exception:  # noqa: BLE001
+            pass
+        return row
+
+    def run_ours(self, shape: Shape, row: Row, x_a: Any, x_b: Any) -> None:
+        torch, dgemm = self.torch, self.dgemm
+        g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
+        a = b = c = d = ks_tensor = first = None
+        stage = "operand preparation"
+        try:
+            a = dgemm.make_k_grouped_operand(x_a, ks)
+            b = dgemm.make_k_grouped_operand(x_b, ks)
+            ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
+            c = torch.randn(g, m, n, dtype=torch.float32, device="cuda")
+            d = torch.full((g, m, n), float("nan"), dtype=torch.float32, device="cuda")
+
+            def call() -> None:
+                dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, c)
+
+            stage = "correctness call"
+            call()
+            torch.cuda.synchronize()
+            stage = "reference"
+            ref = dgemm.k_grouped_reference(a, b, ks, m, n, c=c)
+            row.diff = dgemm.calc_diff(d, ref)
+            del ref
+            ok = row.diff == row.diff and row.diff < DIFF_LIMIT   # NaN fails
+            log(f"   correctness: calc_diff = {row.diff:.3e} (limit {DIFF_LIMIT:g}) "
+                f"{'ok' if ok else 'WRONG'}")
+            if not ok:
+                row.diff_note = "WRONG"
+                self.wrong.append(f"{shape.name()}: calc_diff {row.diff:.3e}")
+            first = d.clone()
+
+            stage = "timing"
+            med, lo, hi = self.timer.time_us(call)
+            row.ours_us = med
+            log(f"   ours: median {med:.1f} us (min {lo:.1f}, max {hi:.1f}), "
+                f"{shape.flop / med / 1e6:.0f} TFLOPS")
+
+            stage = "stability check"
+            # The last timed call's result, then STABILITY_CALLS more calls, each compared bit
+            # for bit with the first result.
+            first_bits = first.view(torch.int32)
+            differing, worst = 0, 0.0
+            for i in range(1 + STABILITY_CALLS):
+                if i > 0:
+                    call()
+                if not torch.equal(d.view(torch.int32), first_bits):
+                    differing += 1
+                    worst = max(worst, dgemm.calc_diff(d, first))
+            row.stable = differing == 0
+            if not row.stable:
+                log(f"   NOT bitwise stable: {differing} of {1 + STABILITY_CALLS} checked calls "
+                    f"differ from the first (worst calc_diff vs first {worst:.3e})")
+                self.wrong.append(f"{shape.name()}: result changed between calls "
+                                  f"({differing}/{1 + STABILITY_CALLS})")
+            else:
+                log(f"   bitwise stable: the last timed call and {STABILITY_CALLS} more equal "
+                    f"the first")
+        except Exception as e:  # noqa: BLE001
+            msg = f"{stage} failed: {short_exc(e)}"
+            log(f"!! ours: {msg}")
+            if os.environ.get("DGEMM_BENCH_TRACEBACK") == "1":
+                traceback.print_exc()
+            row.ours_note = msg
+            if row.ours_us is None:
+                self.ours_failed.append(shape.name())
+            self.after_failure()
+        finally:
+            del a, b, c, d, ks_tensor, first
+
+    def run_peer(self, shape: Shape, row: Row, x_a: Any, x_b: Any) -> None:
+        torch = self.torch
+        if not self.cuda_alive():
+            row.peer_note = row.peer_fast_note = f"skipped ({self.cuda_dead})"
+            return
+        fn_peer = getattr(torch, "_scaled_grouped_mm", None)
+        if fn_peer is None:
+            row.peer_note = row.peer_fast_note = "n/a (torch has no _scaled_grouped_mm)"
+            log(f"   peer: {row.peer_note}")
+            return
+        g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
+        a_p = b_p = sa = sb = offs = out = None
+        stage = "data"
+        try:
+            # 2d x 2d ragged K: mat_a (M, sum K) row-major, mat_b (sum K, N) column-major,
+            # offs = end offset of each group along K, row-wise scales of length G*M and G*N.
+            # randn values fit e4m3 directly; unit scales (only the speed is compared).
+            a_p = x_a.t().contiguous().to(torch.float8_e4m3fn)
+            b_p = x_b.t().contiguous().to(torch.float8_e4m3fn)     # (N, sum K)
+            sa = torch.ones(g * m, dtype=torch.float32, device="cuda")
+            sb = torch.ones(g * n, dtype=torch.float32, device="cuda")
+            ends, acc = [], 0
+            for k in ks:
+                acc += k
+                ends.append(acc)
+            offs = torch.tensor(ends, dtype=torch.int32, device="cuda")
+            stage = "first call"
+            out = fn_peer(a_p, b_p.t(), sa, sb, offs=offs, out_dtype=torch.bfloat16)
+            torch.cuda.synchronize()
+            # Sanity: group 0 against an FP32 product of the same FP8 values (informative).
+            sane = True
+            try:
+                k0 = ks[0]
+                ref0 = a_p[:, :k0].float() @ b_p[:, :k0].float().t()
+                pdiff = peer_calc_diff(out[0], ref0)
+                del ref0
+                sane = pdiff == pdiff and pdiff < 1e-2
+                log(f"   peer _scaled_grouped_mm runs; output {tuple(out.shape)}, group-0 "
+                    f"calc_diff vs FP32 = {pdiff:.2e}"
+                    + ("" if sane else " (LOOKS WRONG: its time is not a valid comparison)"))
+            except Exception as e:  # noqa: BLE001
+                sane = False
+                log(f"   peer _scaled_grouped_mm runs, but its check failed: {short_exc(e)}")
+            out = None
+            stage = "timing"
+            med, lo, hi = self.timer.time_us(
+                lambda: fn_peer(a_p, b_p.t(), sa, sb, offs=offs, out_dtype=torch.bfloat16))
+            row.peer_us = med
+            if not sane:
+                row.peer_note = "result unchecked or wrong"
+            log(f"   peer: median {med:.1f} us (min {lo:.1f}, max {hi:.1f}), "
+                f"{shape.flop / med / 1e6:.0f} TFLOPS")
+        except Exception as e:  # noqa: BLE001
+            row.peer_note = row.peer_fast_note = f"n/a ({stage}: {short_exc(e, 160)})"
+            log(f"   peer _scaled_grouped_mm: {row.peer_note}")
+            self.after_failure()
+            del a_p, b_p, sa, sb, offs, out
+            return
+        try:
+            med, lo, hi = self.timer.time_us(
+                lambda: fn_peer(a_p, b_p.t(), sa, sb, offs=offs, out_dtype=torch.bfloat16,
+                                use_fast_accum=True))
+            row.peer_fast_us = med
+            log(f"   peer (use_fast_accum=True): median {med:.1f} us (min {lo:.1f}, "
+                f"max {hi:.1f}), {shape.flop / med / 1e6:.0f} TFLOPS")
+        except Exception as e:  # noqa: BLE001
+            row.peer_fast_note = f"n/a ({short_exc(e, 160)})"
+            log(f"   peer fast accum: {row.peer_fast_note}")
+            self.after_failure()
+        del a_p, b_p, sa, sb, offs, out
+
+    # -- dense ceiling
+
+    def run_dense(self) -> None:
+        torch = self.torch
+        size = 8192
+        flop = 2.0 * size ** 3
+        log()
+        log(f"== dense ceiling: torch._scaled_mm FP8 e4m3 {size}^3, per-tensor scales, bf16 out")
+        if not self.cuda_alive():
+            self.dense.append(("torch._scaled_mm", None, f"skipped ({self.cuda_dead})"))
+            return
+        a = b = s = None
+        try:
+            torch.manual_seed(8192)
+            a = torch.randn(size, size, dtype=torch.bfloat16, device="cuda").to(torch.float8_e4m3fn)
+            b = torch.randn(size, size, dtype=torch.bfloat16, device="cuda").to(torch.float8_e4m3fn)
+            s = torch.ones((), dtype=torch.float32, device="cuda")
+        except Exception as e:  # noqa: BLE001
+            self.dense.append(("torch._scaled_mm", None, f"n/a (data: {short_exc(e, 160)})"))
+            self.after_failure()
+            return
+        for label, fast in (("torch._scaled_mm", False), ("torch._scaled_mm fast accum", True)):
+            try:
+                med, lo, hi = self.timer.time_us(
+                    lambda: torch._scaled_mm(a, b.t(), scale_a=s, scale_b=s,
+                                             out_dtype=torch.bfloat16, use_fast_accum=fast))
+                tf = flop / med / 1e6
+                self.dense.append((label, tf, f"{med:.1f} us"))
+                log(f"   {label}: median {med:.1f} us (min {lo:.1f}, max {hi:.1f}), {tf:.0f} TFLOPS")
+            except Exception as e:  # noqa: BLE001
+                self.dense.append((label, None, f"n/a ({short_exc(e, 160)})"))
+                log(f"   {label}: n/a ({short_exc(e)})")
+                self.after_failure()
+        del a, b, s
+
+
+# --- Table -------------------------------------------------------------------------------------
+
+COLUMNS = ["shape (G, MxN, sum K)", "config", "calc_diff", "ours us", "ours TFLOPS",
+           "DeepGEMM TFLOPS", "ours/DeepGEMM", "peer TFLOPS", "ours/peer",
+           "peer fast TFLOPS", "floor us", "floor/ours"]
+
+
+def clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def fmt_row(row: Row) -> List[str]:
+    """One table row; long failure notes are clipped here (the log has them in full)."""
+    s = row.shape
+    tf = (s.flop / row.ours_us / 1e6) if row.ours_us else None
+
+    def tflops(us: Optional[float], note: str) -> str:
+        if us:
+            return f"{s.flop / us / 1e6:.0f}" + (f" ({clip(note)})" if note else "")
+        return clip(note) or "n/a"
+
+    diff = "n/a" if row.diff is None else f"{row.diff:.2e}"
+    if row.diff_note:
+        diff += f" {row.diff_note}"
+    if row.stable is False:
+        diff += " UNSTABLE"
+    ours_us = f"{row.ours_us:.1f}" if row.ours_us else (clip(row.ours_note) or "n/a")
+    ref = "n/a"
+    if s.ref_tflops:
+        ref = f"{s.ref_tflops:.0f}"
+        if s.ref_sum_k != s.sum_k:
+            ref += f" (sum K {s.ref_sum_k})"
+    vs_ref = f"{tf / s.ref_tflops:.2f}" if tf and s.ref_tflops else "n/a"
+    peer_tf = (s.flop / row.peer_us / 1e6) if row.peer_us else None
+    vs_peer = f"{tf / peer_tf:.2f}" if tf and peer_tf else "n/a"
+    eff = f"{s.floor_us / row.ours_us:.2f}" if row.ours_us else "n/a"
+    return [s.name(), clip(row.config, 80), diff, ours_us, f"{tf:.0f}" if tf else "n/a", ref, vs_ref,
+            tflops(row.peer_us, row.peer_note), vs_peer,
+            tflops(row.peer_fast_us, row.peer_fast_note), f"{s.floor_us:.1f}", eff]
+
+
+def text_table(rows: List[List[str]]) -> str:
+    widths = [max(len(COLUMNS[i]), *(len(r[i]) for r in rows)) if rows else len(COLUMNS[i])
+              for i in range(len(COLUMNS))]
+    lines = [" | ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)),
+             "-+-".join("-" * w for w in widths)]
+    lines += [" | ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
+
+
+def md_table(rows: List[List[str]]) -> str:
+    esc = [[c.replace("|", "\\|") for c in r] for r in rows]
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(r) + " |" for r in esc]
+    return "\n".join(lines)
+
+
+LEGEND = (
+    "DeepGEMM TFLOPS: DeepGEMM 2.6.1 + drain on an H200, from the issue (seed: 112 TFLOPS, "
+    "57 us). peer: torch._scaled_grouped_mm FP8 2d x 2d ragged K, per-group row-wise scales, "
+    "bf16 out (fast: use_fast_accum=True). floor us: max(FLOP / 1475 TFLOPS, minimal bytes / "
+    "4.26 TB/s), minimal bytes = A + B (FP8) + scales + C read + D written (FP32). "
+    "floor/ours: fraction of the floor reached.")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="the seed shape and one large shape, 10 timed runs (smoke test)")
+    parser.add_argument("--runs", type=int, default=None, help="timed runs (default 30; 10 with --quick)")
+    parser.add_argument("--warmup", type=int, default=5, help="warm-up calls (default 5)")
+    parser.add_argument("--md", default=os.environ.get("BENCH_MD"),
+                        help="also write the table as markdown here (default $BENCH_MD)")
+    args = parser.parse_args()
+    if args.runs is None:
+        args.runs = 10 if args.quick else 30
+    args.runs = max(1, args.runs)
+    args.warmup = max(1, args.warmup)
+
+    setup_import_path()
+    log(f"dgemm k-grouped FP8 wgrad benchmark{' (--quick)' if args.quick else ''}, "
+        f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
+    bench = Bench(args)
+    if not bench.setup():
+        log("!! setup failed; no benchmark ran")
+        return 2
+
+    rows: List[Row] = []
+    for shape in make_shapes(args.quick):
+        try:
+            rows.append(bench.run_shape(shape))
+        except Exception as e:  # noqa: BLE001  (a bug in this script must not end the run)
+            log(f"!! {shape.name()}: unexpected error: {short_exc(e)}")
+            traceback.print_exc()
+            r = Row(shape)
+            r.ours_note = f"error: {short_exc(e, 80)}"
+            rows.append(r)
+            bench.ours_failed.append(shape.name())
+    try:
+        bench.run_dense()
+    except Exception as e:  # noqa: BLE001
+        log(f"!! dense ceiling: unexpected error: {short_exc(e)}")
+
+    log()
+    log("clocks after the run: " + clocks_line())
+    table_rows = [fmt_row(r) for r in rows]
+    dense_lines = [f"{label}: " + (f"{tf:.0f} TFLOPS ({note})" if tf else note)
+                   for label, tf, note in bench.dense]
+    log()
+    log(text_table(table_rows))
+    log()
+    log(f"dense ceiling (8192^3 FP8, measured now): {'; '.join(dense_lines) or 'n/a'}; "
+        f"issue's figure {DENSE_CEILING_TFLOPS:.0f} TFLOPS")
+    log(LEGEND)
+    status = "OK"
+    if bench.wrong:
+        status = "WRONG RESULTS: " + "; ".join(bench.wrong)
+    elif bench.ours_failed:
+        status = "our GEMM did not run on: " + ", ".join(bench.ours_failed)
+    log(f"status: {status}")
+
+    if args.md:
+        try:
+            md = ["# dgemm k-grouped FP8 wgrad benchmark" + (" (--quick)" if args.quick else ""),
+                  "", time.strftime("%Y-%m-%d %H:%M:%S %Z"), ""]
+            md += [f"- {h}" for h in bench.header]
+            md += ["", md_table(table_rows), ""]
+            md += [f"- {r.shape.name()}: ks = {r.shape.ks} ({r.shape.seed_note})" for r in rows]
+            md += ["",
+                   f"Dense ceiling (8192^3 FP8, measured in the same run): "
+                   f"{'; '.join(dense_lines) or 'n/a'}; issue's figure "
+                   f"{DENSE_CEILING_TFLOPS:.0f} TFLOPS.", "", LEGEND, "", f"Status: {status}", ""]
+            Path(args.md).write_text("\n".join(md))
+            log(f"markdown written to {args.md}")
+        except Exception as e:  # noqa: BLE001
+            log(f"!! could not write {args.md}: {short_exc(e)}")
+
+    if bench.wrong:
+        return 1
+    if bench.ours_failed:
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
