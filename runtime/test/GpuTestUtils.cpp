@@ -186,8 +186,9 @@ std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
   gApi->cuDeviceGetAttribute(
       &target.maxSmemPerBlock,
       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device);
-  heuristics::KernelConfig config = heuristics::selectKGroupedConfig(
-      runtime::makeProblem(m, n, int(ks.size()), ks.data()), target);
+  // The configuration the runtime will launch (DGEMM_DESC_SLOTS included).
+  heuristics::KernelConfig config = runtime::chooseKGroupedConfig(
+      m, n, int(ks.size()), ks.data(), target);
 
   if (bundle == Bundle::Real) {
     // Skip before generating operands when the kernel is not there (the

@@ -139,6 +139,7 @@ private:
   void lowerDescPublish(DescPublishOp op);
   void lowerMma(MmaOp op);
   void lowerMmaWait(MmaWaitOp op);
+  void lowerLoadScales(LoadScalesOp op);
   void lowerPromote(PromoteOp op);
   void lowerEpilogue(EpilogueOp op);
 
@@ -181,14 +182,26 @@ void KernelLowering::lowerArrive(ArriveOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value bar = barrier(b, loc, op.getBarrier(), op.getStage());
-  if (std::optional<uint64_t> tx = op.getTxBytes())
+  if (std::optional<uint64_t> tx = op.getTxBytes()) {
     b.create<NVVM::MBarrierArriveExpectTxOp>(
         loc, Type(), bar, i32(b, loc, static_cast<int64_t>(*tx)),
         NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
-  else
-    b.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value(),
-                                     NVVM::MemScopeKind::CTA,
-                                     /*relaxed=*/false);
+    op.erase();
+    return;
+  }
+  // A release by the math role: the warp's lanes synchronize (which orders
+  // their earlier shared-memory reads before lane 0's release-arrive), then
+  // one lane arrives for the warp. dgemm-place-sync counts 4 arrivals per
+  // math warpgroup accordingly.
+  b.create<NVVM::SyncWarpOp>(loc, i32(b, loc, -1));
+  Value lane = b.create<arith::RemUIOp>(loc, tid(b, loc), i32(b, loc, 32));
+  auto first = b.create<scf::IfOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane,
+                                   i32(b, loc, 0)),
+      /*withElseRegion=*/false);
+  OpBuilder t = first.getThenBodyBuilder();
+  t.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value(),
+                                   NVVM::MemScopeKind::CTA, /*relaxed=*/false);
   op.erase();
 }
 
@@ -407,28 +420,76 @@ static Fragment fragmentOf(OpBuilder &b, Location loc, Value tid) {
   return {row, col};
 }
 
-void KernelLowering::lowerPromote(PromoteOp op) {
+void KernelLowering::lowerLoadScales(LoadScalesOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   int64_t n = config.getBlockN();
   Fragment f = fragmentOf(b, loc, tid(b, loc));
-  auto cast = op.getAcc().getDefiningOp<UnrealizedConversionCastOp>();
-  Value accStruct = cast.getOperand(0);
   Value sfa = stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, op.getStage());
   Value sfb = stageBuffer(b, loc, layout.sfbBase, layout.sfbBytes, op.getStage());
   Type f32 = b.getF32Type();
   auto v2 = VectorType::get({2}, f32);
-  Value sa[2];
+  // [sfa(row), sfa(row + 8), sfb(col), sfb(col + 1), sfb(col + 8), ...]
+  Value scales = b.create<LLVM::UndefOp>(loc, op.getScales().getType());
   for (int i = 0; i < 2; ++i) {
     Value row = b.create<arith::AddIOp>(loc, f.rowInTile, i32(b, loc, 8 * i));
     Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfa, ValueRange{row});
-    sa[i] = b.create<LLVM::LoadOp>(loc, f32, p, /*align=*/4);
+    Value v = b.create<LLVM::LoadOp>(loc, f32, p, /*align=*/4);
+    scales = b.create<LLVM::InsertElementOp>(loc, scales, v, i32(b, loc, i));
   }
-  Value sum = op.getSum();
   for (int64_t j = 0; j < n / 8; ++j) {
     Value col = b.create<arith::AddIOp>(loc, f.colInTile, i32(b, loc, 8 * j));
     Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfb, ValueRange{col});
-    Value sb2 = b.create<LLVM::LoadOp>(loc, v2, p, /*align=*/8);
+    Value pair = b.create<LLVM::LoadOp>(loc, v2, p, /*align=*/8);
+    for (int c = 0; c < 2; ++c) {
+      Value v = b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
+      scales = b.create<LLVM::InsertElementOp>(loc, scales, v,
+                                               i32(b, loc, 2 + 2 * j + c));
+    }
+  }
+  op.getScales().replaceAllUsesWith(scales);
+  op.erase();
+}
+
+void KernelLowering::lowerPromote(PromoteOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t n = config.getBlockN();
+  auto cast = op.getAcc().getDefiningOp<UnrealizedConversionCastOp>();
+  Value accStruct = cast.getOperand(0);
+  Type f32 = b.getF32Type();
+  // Either the registers dgemm.load_scales filled, or loads from the stage
+  // issued here, one sfb pair per 8 columns.
+  Value scales = op.getScales();
+  Fragment f = fragmentOf(b, loc, tid(b, loc));
+  Value sfa, sfb;
+  if (!scales) {
+    sfa = stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, op.getStage());
+    sfb = stageBuffer(b, loc, layout.sfbBase, layout.sfbBytes, op.getStage());
+  }
+  auto v2 = VectorType::get({2}, f32);
+  Value pair;
+  auto scaleAt = [&](int64_t idx) -> Value {
+    if (scales)
+      return b.create<LLVM::ExtractElementOp>(loc, scales, i32(b, loc, idx));
+    if (idx < 2) {
+      Value row = b.create<arith::AddIOp>(loc, f.rowInTile,
+                                          i32(b, loc, 8 * idx));
+      Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfa, ValueRange{row});
+      return b.create<LLVM::LoadOp>(loc, f32, p, /*align=*/4);
+    }
+    int64_t j = (idx - 2) / 2, c = (idx - 2) % 2;
+    if (c == 0) {
+      Value col = b.create<arith::AddIOp>(loc, f.colInTile, i32(b, loc, 8 * j));
+      Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfb, ValueRange{col});
+      pair = b.create<LLVM::LoadOp>(loc, v2, p, /*align=*/8);
+    }
+    return b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
+  };
+  Value sa[2] = {scaleAt(0), scaleAt(1)};
+  Value sum = op.getSum();
+  for (int64_t j = 0; j < n / 8; ++j) {
+    Value sb[2] = {scaleAt(2 + 2 * j), scaleAt(2 + 2 * j + 1)};
     for (int i = 0; i < 2; ++i)
       for (int c = 0; c < 2; ++c) {
         int64_t r = j * 4 + i * 2 + c;
@@ -440,8 +501,7 @@ void KernelLowering::lowerPromote(PromoteOp op) {
                  false, LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
                  ArrayAttr())
                 .getResult(0);
-        Value sb = b.create<LLVM::ExtractElementOp>(loc, sb2, i32(b, loc, c));
-        Value scale = b.create<LLVM::FMulOp>(loc, sa[i], sb);
+        Value scale = b.create<LLVM::FMulOp>(loc, sa[i], sb[c]);
         Value idx = i32(b, loc, r);
         Value old = b.create<LLVM::ExtractElementOp>(loc, sum, idx);
         Value nv = b.create<LLVM::FMAOp>(loc, a, scale, old);
@@ -460,49 +520,92 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   int64_t n = config.getBlockN();
   Fragment f = fragmentOf(b, loc, tid(b, loc));
   Value m = arg(KernelOp::DimM), nDim = arg(KernelOp::DimN);
-  Value row0 = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, op.getMBlock(),
-                                   i32(b, loc, config.getBlockM())),
-      f.rowInTile);
-  Value col0 = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, op.getNBlock(),
-                                   i32(b, loc, config.getBlockN())),
-      f.colInTile);
-  auto ext = [&](Value v) {
-    return b.create<arith::ExtUIOp>(loc, b.getI64Type(), v).getResult();
+  Value mBase = b.create<arith::MulIOp>(loc, op.getMBlock(),
+                                        i32(b, loc, config.getBlockM()));
+  Value nBase = b.create<arith::MulIOp>(loc, op.getNBlock(),
+                                        i32(b, loc, config.getBlockN()));
+  Value row0 = b.create<arith::AddIOp>(loc, mBase, f.rowInTile);
+  Value col0 = b.create<arith::AddIOp>(loc, nBase, f.colInTile);
+  auto ext = [&](OpBuilder &bb, Value v) {
+    return bb.create<arith::ExtUIOp>(loc, bb.getI64Type(), v).getResult();
   };
   Type f32 = b.getF32Type();
   auto v2 = VectorType::get({2}, f32);
-  Value groupRows = b.create<arith::MulIOp>(loc, ext(op.getGroup()), ext(m));
-  for (int i = 0; i < 2; ++i) {
-    Value row = b.create<arith::AddIOp>(loc, row0, i32(b, loc, 8 * i));
-    Value rowOk = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m);
-    Value rowOff = b.create<arith::MulIOp>(
-        loc, b.create<arith::AddIOp>(loc, groupRows, ext(row)), ext(nDim));
-    for (int64_t j = 0; j < n / 8; ++j) {
-      Value col = b.create<arith::AddIOp>(loc, col0, i32(b, loc, 8 * j));
-      // N is a multiple of 4 and col even: col < N covers col + 1 too.
-      Value ok = b.create<arith::AndIOp>(
-          loc, rowOk,
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim));
-      auto ifOk = b.create<scf::IfOp>(loc, ok, /*withElse=*/false);
-      OpBuilder t = ifOk.getThenBodyBuilder();
-      Value off = t.create<arith::AddIOp>(loc, rowOff,
-                                          t.create<arith::ExtUIOp>(
-                                              loc, t.getI64Type(), col));
-      Value cp = t.create<LLVM::GEPOp>(loc, globalPtr(), f32,
-                                       arg(KernelOp::PtrC), ValueRange{off});
-      Value dp = t.create<LLVM::GEPOp>(loc, globalPtr(), f32,
-                                       arg(KernelOp::PtrD), ValueRange{off});
-      Value cv = t.create<LLVM::LoadOp>(loc, v2, cp, /*align=*/8);
-      Value mine = t.create<LLVM::UndefOp>(loc, v2);
-      for (int c = 0; c < 2; ++c) {
-        Value s = t.create<LLVM::ExtractElementOp>(
-            loc, op.getSum(), i32(t, loc, j * 4 + i * 2 + c));
-        mine = t.create<LLVM::InsertElementOp>(loc, mine, s, i32(t, loc, c));
+  Value groupRows = b.create<arith::MulIOp>(loc, ext(b, op.getGroup()), ext(b, m));
+
+  // Element offset of (row0 + 8i, col0 + 8j) in c/d.
+  auto offsetOf = [&](OpBuilder &bb, int i, int64_t j) {
+    Value row = bb.create<arith::AddIOp>(loc, row0, i32(bb, loc, 8 * i));
+    Value rowOff = bb.create<arith::MulIOp>(
+        loc, bb.create<arith::AddIOp>(loc, groupRows, ext(bb, row)),
+        ext(bb, nDim));
+    Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, 8 * j));
+    return bb.create<arith::AddIOp>(loc, rowOff, ext(bb, col)).getResult();
+  };
+  auto mine = [&](OpBuilder &bb, int i, int64_t j) {
+    Value v = bb.create<LLVM::UndefOp>(loc, v2);
+    for (int c = 0; c < 2; ++c) {
+      Value s = bb.create<LLVM::ExtractElementOp>(
+          loc, op.getSum(), i32(bb, loc, j * 4 + i * 2 + c));
+      v = bb.create<LLVM::InsertElementOp>(loc, v, s, i32(bb, loc, c));
+    }
+    return v;
+  };
+  auto ptrAt = [&](OpBuilder &bb, KernelOp::Arg base, Value off) {
+    return bb.create<LLVM::GEPOp>(loc, globalPtr(), f32, arg(base),
+                                  ValueRange{off});
+  };
+
+  // Interior tiles (all but the last row/column of tiles when M or N is not
+  // a multiple of the block) take a branch-free path: every C load is issued
+  // before the first add, so their latencies overlap.
+  Value fullRows = b.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::ule,
+      b.create<arith::AddIOp>(loc, mBase, i32(b, loc, config.getBlockM())), m);
+  Value fullCols = b.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::ule,
+      b.create<arith::AddIOp>(loc, nBase, i32(b, loc, n)), nDim);
+  auto full = b.create<scf::IfOp>(
+      loc, b.create<arith::AndIOp>(loc, fullRows, fullCols),
+      /*withElseRegion=*/true);
+  {
+    OpBuilder t = full.getThenBodyBuilder();
+    SmallVector<Value> offs, cs;
+    for (int i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < n / 8; ++j) {
+        offs.push_back(offsetOf(t, i, j));
+        cs.push_back(t.create<LLVM::LoadOp>(
+            loc, v2, ptrAt(t, KernelOp::PtrC, offs.back()), /*align=*/8));
       }
-      t.create<LLVM::StoreOp>(loc, t.create<LLVM::FAddOp>(loc, cv, mine), dp,
-                              /*align=*/8);
+    int k = 0;
+    for (int i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < n / 8; ++j, ++k)
+        t.create<LLVM::StoreOp>(
+            loc, t.create<LLVM::FAddOp>(loc, cs[k], mine(t, i, j)),
+            ptrAt(t, KernelOp::PtrD, offs[k]), /*align=*/8);
+  }
+  {
+    // Edge tiles: each 2-element chunk guarded. N is a multiple of 4 and the
+    // column even, so col < N covers col + 1 too.
+    OpBuilder e = full.getElseBodyBuilder();
+    for (int i = 0; i < 2; ++i) {
+      Value row = e.create<arith::AddIOp>(loc, row0, i32(e, loc, 8 * i));
+      Value rowOk =
+          e.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m);
+      for (int64_t j = 0; j < n / 8; ++j) {
+        Value col = e.create<arith::AddIOp>(loc, col0, i32(e, loc, 8 * j));
+        Value ok = e.create<arith::AndIOp>(
+            loc, rowOk,
+            e.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim));
+        auto ifOk = e.create<scf::IfOp>(loc, ok, /*withElseRegion=*/false);
+        OpBuilder t = ifOk.getThenBodyBuilder();
+        Value off = offsetOf(t, i, j);
+        Value cv = t.create<LLVM::LoadOp>(loc, v2, ptrAt(t, KernelOp::PtrC, off),
+                                          /*align=*/8);
+        t.create<LLVM::StoreOp>(loc,
+                                t.create<LLVM::FAddOp>(loc, cv, mine(t, i, j)),
+                                ptrAt(t, KernelOp::PtrD, off), /*align=*/8);
+      }
     }
   }
   op.erase();
@@ -590,6 +693,7 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
   lowerEach([&](ArriveOp op) { lowerArrive(op); });
   lowerEach([&](MmaOp op) { lowerMma(op); });
   lowerEach([&](MmaWaitOp op) { lowerMmaWait(op); });
+  lowerEach([&](LoadScalesOp op) { lowerLoadScales(op); });
   lowerEach([&](PromoteOp op) { lowerPromote(op); });
   lowerEach([&](EpilogueOp op) { lowerEpilogue(op); });
   lowerEach([&](StageOp op) { lowerStage(op); });

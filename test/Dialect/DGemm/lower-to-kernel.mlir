@@ -30,7 +30,8 @@
 // CHECK: scf.for
 // CHECK: %[[S:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[S]]) : vector<64xf32>
-// CHECK-NEXT: dgemm.promote %[[ACC]] into %{{.+}} scales(%[[S]]) : vector<64xf32>
+// CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[S]]) : vector<34xf32>
+// CHECK-NEXT: dgemm.promote %[[ACC]] into %{{.+}} scales(%[[SC]] : vector<34xf32>) : vector<64xf32>
 // CHECK: dgemm.epilogue
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]

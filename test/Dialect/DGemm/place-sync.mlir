@@ -5,8 +5,8 @@
 // The seed's wgrad GEMM: every synchronization op below was derived by
 // dgemm-place-sync from the resource effects of the kernel ops.
 
-// Barrier arrival counts: one producer thread arms each full barrier, all
-// 256 math threads release each stage.
+// Barrier arrival counts: one producer thread arms each full barrier, each
+// of the 8 math warps releases each stage once.
 // CHECK-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2
 // CHECK: dgemm.warp_specialize producer(regs = 40)
 
@@ -31,18 +31,19 @@
 // CHECK-NEXT: dgemm.tma.load sfa stage(%[[PS]])
 // CHECK-NEXT: dgemm.tma.load sfb stage(%[[PS]])
 
-// The math role waits for the full barrier before WGMMA reads the stage,
-// waits for WGMMA before the promotion reads the accumulator, and releases
-// the stage after the promotion's scale reads.
+// The math role waits for the full barrier before WGMMA reads the stage; the
+// scale loads overlap WGMMA; the stage is released as soon as WGMMA (an async
+// reader) completed, and the promotion reads only registers.
 // CHECK: math(regs = 232)
 // CHECK: %[[MS:.+]], %[[MP:.+]] = dgemm.stage {{%.+}} of 6
 // CHECK-NEXT: dgemm.wait full(%[[MS]]) phase(%[[MP]])
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[MS]]) : vector<64xf32>
+// CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[MS]]) : vector<34xf32>
 // CHECK-NEXT: dgemm.mma.wait
-// CHECK-NEXT: dgemm.promote %[[ACC]] into {{%.+}} scales(%[[MS]])
 // CHECK-NEXT: dgemm.arrive empty(%[[MS]])
+// CHECK-NEXT: dgemm.promote %[[ACC]] into {{%.+}} scales(%[[SC]] : vector<34xf32>)
 // CHECK: dgemm.epilogue
-// CHECK: } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+// CHECK: } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 
 // UNSAFE-NOT: dgemm.desc.drain
 // UNSAFE: dgemm.desc.update a
@@ -50,3 +51,19 @@
 // UNSAFE-NOT: dgemm.desc.drain
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
+// A 192-wide tile cannot also hold its scales in registers: the promotion
+// reads them from the stage, so the release follows the promotion.
+// CHECK-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
+// CHECK: math(regs = 232)
+// CHECK: %[[WS:.+]], %[[WP:.+]] = dgemm.stage {{%.+}} of 5
+// CHECK-NEXT: dgemm.wait full(%[[WS]]) phase(%[[WP]])
+// CHECK-NEXT: %[[WACC:.+]] = dgemm.mma stage(%[[WS]]) : vector<96xf32>
+// CHECK-NEXT: dgemm.mma.wait
+// CHECK-NEXT: dgemm.promote %[[WACC]] into {{%.+}} stage(%[[WS]]) : vector<96xf32>
+// CHECK-NEXT: dgemm.arrive empty(%[[WS]])
+dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
+    groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 192, block_k = 128, stages = 5,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132>

@@ -34,7 +34,7 @@ dgemm.kernel @ok config <block_m = 128, block_n = 128, block_k = 128, stages = 4
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -75,7 +75,7 @@ dgemm.kernel @deepgemm_2_6_1 config <block_m = 128, block_n = 128, block_k = 128
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -112,7 +112,7 @@ dgemm.kernel @unpublished_descriptor config <block_m = 128, block_n = 128, block
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -149,7 +149,7 @@ dgemm.kernel @read_before_full config <block_m = 128, block_n = 128, block_k = 1
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -186,7 +186,7 @@ dgemm.kernel @write_before_empty config <block_m = 128, block_n = 128, block_k =
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -224,7 +224,7 @@ dgemm.kernel @release_before_mma_wait config <block_m = 128, block_n = 128, bloc
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -257,13 +257,13 @@ dgemm.kernel @acc_before_mma_wait config <block_m = 128, block_n = 128, block_k 
       // expected-note @+1 {{written asynchronously here ('dgemm.mma')}}
       %acc = dgemm.mma stage(%s) : vector<64xf32>
       // expected-error @+1 {{reads an accumulator before the WGMMA that writes it completed}}
-      %sum = dgemm.promote %acc into %acc scales(%s) : vector<64xf32>
+      %sum = dgemm.promote %acc into %acc stage(%s) : vector<64xf32>
       dgemm.mma.wait
       dgemm.arrive empty(%s)
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -302,7 +302,7 @@ dgemm.kernel @read_after_release config <block_m = 128, block_n = 128, block_k =
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -338,7 +338,7 @@ dgemm.kernel @never_released config <block_m = 128, block_n = 128, block_k = 128
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -377,7 +377,7 @@ dgemm.kernel @tx_mismatch config <block_m = 128, block_n = 128, block_k = 128, s
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----
@@ -413,7 +413,7 @@ dgemm.kernel @never_armed config <block_m = 128, block_n = 128, block_k = 128, s
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }
-  } {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
 
 // -----

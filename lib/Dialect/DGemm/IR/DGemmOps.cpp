@@ -229,11 +229,28 @@ void MmaOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
       {ResourceKind::Accumulator, getAcc(), AccessKind::Write, Proxy::Async});
 }
 
-void PromoteOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
-  accesses.push_back(
-      {ResourceKind::Accumulator, getAcc(), AccessKind::Read, Proxy::Generic});
+void LoadScalesOp::getResourceAccesses(
+    SmallVectorImpl<ResourceAccess> &accesses) {
   accesses.push_back(
       {ResourceKind::StageSFA, getStage(), AccessKind::Read, Proxy::Generic});
   accesses.push_back(
       {ResourceKind::StageSFB, getStage(), AccessKind::Read, Proxy::Generic});
+}
+
+LogicalResult PromoteOp::verify() {
+  if (bool(getScales()) == bool(getStage()))
+    return emitOpError("takes its scales either from 'scales' or from a "
+                       "'stage', exactly one of them");
+  return success();
+}
+
+void PromoteOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
+  accesses.push_back(
+      {ResourceKind::Accumulator, getAcc(), AccessKind::Read, Proxy::Generic});
+  if (Value stage = getStage()) {
+    accesses.push_back(
+        {ResourceKind::StageSFA, stage, AccessKind::Read, Proxy::Generic});
+    accesses.push_back(
+        {ResourceKind::StageSFB, stage, AccessKind::Read, Proxy::Generic});
+  }
 }

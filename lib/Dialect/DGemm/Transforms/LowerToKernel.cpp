@@ -77,6 +77,9 @@ struct TileSchedule {
   }
 };
 
+/// Registers a math thread may spend on accumulators, sums and scales.
+constexpr int64_t kScaleRegisterBudget = 202;
+
 class KernelBuilder {
 public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder)
@@ -206,6 +209,15 @@ private:
     TileSchedule sched = TileSchedule::build(e, kernel, config);
     Value ks = kernel.getArg(KernelOp::PtrKs);
     auto accType = VectorType::get({config.getBlockN() / 2}, b.getF32Type());
+    // Two sfa rows and block_n / 4 sfb columns per thread.
+    auto scalesType =
+        VectorType::get({2 + config.getBlockN() / 4}, b.getF32Type());
+    // Holding the scales next to the WGMMA fragment and the FP32 sum needs
+    // block_n + 2 + block_n / 4 registers; beyond ~200 (of 232, the rest for
+    // addressing) ptxas spills, so wide tiles read the scales during the
+    // promotion and release the stage after it instead.
+    bool earlyScales =
+        config.getBlockN() + 2 + config.getBlockN() / 4 <= kScaleRegisterBudget;
     auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
                                       ValueRange{e.i32(0)});
     OpBuilder::InsertionGuard guard(b);
@@ -224,7 +236,15 @@ private:
       Value sum = kloop.getRegionIterArg(1);
       Value stage = stageOf(e, kit, nullptr);
       Value acc = b.create<MmaOp>(loc, accType, stage);
-      Value next = b.create<PromoteOp>(loc, accType, sum, acc, stage);
+      Value next;
+      if (earlyScales) {
+        // Scales are read while WGMMA runs; the stage can then be released
+        // before the promotion's FMAs.
+        Value scales = b.create<LoadScalesOp>(loc, scalesType, stage);
+        next = b.create<PromoteOp>(loc, accType, sum, acc, scales, Value());
+      } else {
+        next = b.create<PromoteOp>(loc, accType, sum, acc, Value(), stage);
+      }
       b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1)), next});
     }
     b.create<EpilogueOp>(loc, kloop.getResult(1), g, mb, nb);

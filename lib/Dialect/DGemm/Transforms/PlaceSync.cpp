@@ -173,12 +173,13 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
           failed(placeMath(ws.getMath().front())))
         return WalkResult::interrupt();
       // The producer role is one thread: one arrive completes a full phase
-      // (the TMA bytes do the rest). Every math thread releases a stage.
+      // (the TMA bytes do the rest). A math role's release is one arrive per
+      // warp, after a warp-wide sync (see convert-dgemm-to-nvvm).
       auto kernel = ws->getParentOfType<KernelOp>();
       Builder b(ws.getContext());
       ws.setFullArrivalsAttr(b.getI32IntegerAttr(1));
       ws.setEmptyArrivalsAttr(b.getI32IntegerAttr(
-          128 * kernel.getConfig().getMathWarpgroups()));
+          4 * kernel.getConfig().getMathWarpgroups()));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -257,18 +257,39 @@ def DGemm_MmaOp : DGemm_Op<"mma",
   let assemblyFormat = "`stage` `(` $stage `)` attr-dict `:` type($acc)";
 }
 
+def DGemm_LoadScalesOp : DGemm_Op<"load_scales",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
+  let summary = "Reads the executing thread's sfa and sfb values of a stage";
+  let description = [{
+    Ordinary shared-memory loads of the scales the thread's accumulator
+    fragment needs: its two rows of sfa, then its block_n / 4 columns of sfb.
+  }];
+  let arguments = (ins I32:$stage);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$scales);
+  let assemblyFormat = "`stage` `(` $stage `)` attr-dict `:` type($scales)";
+}
+
 def DGemm_PromoteOp : DGemm_Op<"promote",
     [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>,
+     AttrSizedOperandSegments,
      AllTypesMatch<["sum", "acc", "result"]>]> {
   let summary = "Scales a block product and adds it to the FP32 sum";
   let description = [{
-    result = sum + acc * sfa[row] * sfb[col], with the scales read from stage
-    `stage` by ordinary shared-memory loads.
+    result = sum + acc * sfa[row] * sfb[col]. The scales come either from
+    dgemm.load_scales (`scales`, registers), or are read here from stage
+    `stage` by ordinary shared-memory loads, one pair at a time, when holding
+    them all would not fit the register budget.
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$sum,
-                   VectorOfRankAndType<[1], [F32]>:$acc, I32:$stage);
+                   VectorOfRankAndType<[1], [F32]>:$acc,
+                   Optional<VectorOfRankAndType<[1], [F32]>>:$scales,
+                   Optional<I32>:$stage);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
-  let assemblyFormat = "$acc `into` $sum `scales` `(` $stage `)` attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $acc `into` $sum (`scales` `(` $scales^ `:` type($scales) `)`)?
+    (`stage` `(` $stage^ `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 def DGemm_EpilogueOp : DGemm_Op<"epilogue"> {
