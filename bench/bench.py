@@ -76,7 +76,7 @@ SEED_REFERENCE_TFLOPS, SEED_REFERENCE_US = 112.0, 57.0
 EXPECTED_K = {4: 8192, 8: 4096, 16: 2048}   # expected K per group, by group count
 BLOCK_K = 128
 DIFF_LIMIT = 1e-3
-STABILITY_CALLS = 8             # extra calls compared bitwise with the first result
+STABILITY_CALLS = int(os.environ.get("BENCH_STABILITY_CALLS", "8"))            # extra calls compared bitwise with the first result
 L2_FLUSH_BYTES = 256 * 1024 * 1024
 
 # --- Output helpers ----------------------------------------------------------------------------
@@ -165,7 +165,9 @@ def make_shapes(quick: bool) -> List[Shape]:
         if chosen is None:
             chosen, note = draw_ks(g, m, n, 0), "seed attempt 0, sum K differs from issue's"
         shapes.append(Shape("issue", m, n, chosen, ref_tf, ref_sum_k, note))
-    if quick:
+    if os.environ.get("BENCH_SHAPES"):   # e.g. "0,6": indices into the list above
+        shapes = [shapes[int(i)] for i in os.environ["BENCH_SHAPES"].split(",")]
+    elif quick:
         shapes = [shapes[0], shapes[1]]   # the seed shape and (4, 4096x7168)
     return shapes
 

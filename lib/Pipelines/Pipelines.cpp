@@ -19,12 +19,15 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   pm.addPass(createDGemmLowerToKernel());
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;
+  place.releasePerThread = options.releasePerThread;
   pm.addPass(createDGemmPlaceSync(place));
   // The unsafe variant exists to show the race on the GPU; the verifier
   // would (rightly) reject it.
   if (!options.skipDescriptorDrain)
     pm.addPass(createDGemmVerifySync());
-  pm.addPass(createConvertDGemmToNVVM());
+  ConvertDGemmToNVVMOptions convert;
+  convert.interiorFastPath = options.interiorFastPath;
+  pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createArithToLLVMConversionPass());

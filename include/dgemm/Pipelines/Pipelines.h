@@ -24,6 +24,14 @@ struct DGemmPipelineOptions
                         llvm::cl::desc("Descriptor slots per operand (0: the "
                                        "heuristic's choice)"),
                         llvm::cl::init(0)};
+  Option<bool> releasePerThread{
+      *this, "release-per-thread",
+      llvm::cl::desc("Every math thread arrives on empty barriers"),
+      llvm::cl::init(false)};
+  Option<bool> interiorFastPath{
+      *this, "interior-fast-path",
+      llvm::cl::desc("EXPERIMENTAL: branch-free epilogue for interior tiles"),
+      llvm::cl::init(false)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

@@ -50,9 +50,10 @@ struct SmemLayout {
 /// Lowers the ops of one kernel. Holds the values every op needs.
 class KernelLowering {
 public:
-  KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config)
-      : func(func), config(config), layout(config),
-        ctx(func.getContext()) {}
+  KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
+                 bool interiorFastPath)
+      : func(func), config(config), layout(config), ctx(func.getContext()),
+        interiorFastPath(interiorFastPath) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -147,6 +148,10 @@ private:
   ConfigAttr config;
   SmemLayout layout;
   MLIRContext *ctx;
+  bool interiorFastPath;
+  /// Math-role releases: one arrive per warp (else per thread), following
+  /// the arrival count dgemm-place-sync recorded.
+  bool releasePerWarp = true;
   /// Producer-thread registers: the last pipeline iteration that loaded
   /// through each descriptor slot (what a drain must wait for).
   SmallVector<Value> lastUse;
@@ -186,6 +191,13 @@ void KernelLowering::lowerArrive(ArriveOp op) {
     b.create<NVVM::MBarrierArriveExpectTxOp>(
         loc, Type(), bar, i32(b, loc, static_cast<int64_t>(*tx)),
         NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+    op.erase();
+    return;
+  }
+  if (!releasePerWarp) {
+    b.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value(),
+                                     NVVM::MemScopeKind::CTA,
+                                     /*relaxed=*/false);
     op.erase();
     return;
   }
@@ -565,9 +577,10 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   Value fullCols = b.create<arith::CmpIOp>(
       loc, arith::CmpIPredicate::ule,
       b.create<arith::AddIOp>(loc, nBase, i32(b, loc, n)), nDim);
-  auto full = b.create<scf::IfOp>(
-      loc, b.create<arith::AndIOp>(loc, fullRows, fullCols),
-      /*withElseRegion=*/true);
+  Value interior = b.create<arith::AndIOp>(loc, fullRows, fullCols);
+  if (!interiorFastPath)
+    interior = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 0);
+  auto full = b.create<scf::IfOp>(loc, interior, /*withElseRegion=*/true);
   {
     OpBuilder t = full.getThenBodyBuilder();
     SmallVector<Value> offs, cs;
@@ -626,6 +639,14 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
       lastUse.push_back(cell);
     }
   }
+
+  int64_t perWarp = 4 * config.getMathWarpgroups();
+  if (*ws.getEmptyArrivals() != perWarp &&
+      *ws.getEmptyArrivals() != 32 * perWarp)
+    return ws.emitError("empty-barrier arrival count ")
+           << *ws.getEmptyArrivals()
+           << " is neither one per math warp nor one per math thread";
+  releasePerWarp = *ws.getEmptyArrivals() == perWarp;
 
   OpBuilder b(ws);
   Value t = tid(b, loc);
@@ -709,6 +730,7 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
 
 struct ConvertDGemmToNVVMPass
     : public mlir::dgemm::impl::ConvertDGemmToNVVMBase<ConvertDGemmToNVVMPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -757,7 +779,7 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
-      if (failed(KernelLowering(func, config).run(ws)))
+      if (failed(KernelLowering(func, config, interiorFastPath).run(ws)))
         return signalPassFailure();
       kernel.erase();
     }

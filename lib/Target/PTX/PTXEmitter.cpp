@@ -206,6 +206,14 @@ llvm::cl::opt<int> translateDescSlots(
     "desc-slots",
     llvm::cl::desc("Descriptor slots per operand (0: the heuristic's choice)"),
     llvm::cl::init(0));
+llvm::cl::opt<bool> translateReleasePerThread(
+    "release-per-thread",
+    llvm::cl::desc("Every math thread arrives on empty barriers"),
+    llvm::cl::init(false));
+llvm::cl::opt<bool> translateInteriorFastPath(
+    "interior-fast-path",
+    llvm::cl::desc("EXPERIMENTAL: branch-free epilogue for interior tiles"),
+    llvm::cl::init(false));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
                                    llvm::cl::init(132));
@@ -222,6 +230,8 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.numSMs = translateNumSMs;
         pipeline.skipDescriptorDrain = unsafeSkipDrain;
         pipeline.descSlots = translateDescSlots;
+        pipeline.releasePerThread = translateReleasePerThread;
+        pipeline.interiorFastPath = translateInteriorFastPath;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
           if (failed(writeBundle(*copy, bundleDir, bundleAllCandidates,

@@ -1,4 +1,5 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
 
 // The kernel becomes an LLVM function: tensor maps by value as grid
 // constants, a register cap for setmaxnreg (384 threads, 1 CTA per SM), one
@@ -35,7 +36,15 @@
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: nvvm.mbarrier.arrive
+// The release: a warp-wide sync, then one arrive per warp (lane 0).
+// CHECK: nvvm.bar.warp.sync
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.mbarrier.arrive
+
+// With one arrival per thread there is no warp sync and no lane test.
+// PER-THREAD: nvvm.wgmma.wait.group.sync.aligned 0
+// PER-THREAD-NOT: scf.if
+// PER-THREAD: nvvm.mbarrier.arrive
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
 

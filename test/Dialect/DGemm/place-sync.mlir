@@ -1,6 +1,9 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --canonicalize --dgemm-place-sync | FileCheck %s
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-descriptor-drain | FileCheck %s --check-prefix=UNSAFE
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread | FileCheck %s --check-prefix=PER-THREAD
+
+// PER-THREAD: {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
 
 // The seed's wgrad GEMM: every synchronization op below was derived by
 // dgemm-place-sync from the resource effects of the kernel ops.

@@ -179,7 +179,8 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
       Builder b(ws.getContext());
       ws.setFullArrivalsAttr(b.getI32IntegerAttr(1));
       ws.setEmptyArrivalsAttr(b.getI32IntegerAttr(
-          4 * kernel.getConfig().getMathWarpgroups()));
+          (releasePerThread ? 128 : 4) *
+          kernel.getConfig().getMathWarpgroups()));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

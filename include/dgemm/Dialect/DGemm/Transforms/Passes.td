@@ -64,6 +64,9 @@ def DGemmPlaceSync : Pass<"dgemm-place-sync", "ModuleOp"> {
     and records the barriers' arrival counts on the warp_specialize op.
   }];
   let options = [
+    Option<"releasePerThread", "release-per-thread", "bool", "false",
+           "Every math thread arrives on a stage's empty barrier (default: "
+           "one arrive per warp after a warp-wide sync)">,
     Option<"skipDescriptorDrain", "unsafe-skip-descriptor-drain", "bool",
            "false",
            "TEST ONLY: omit the drain before descriptor rewrites, reproducing "
@@ -102,6 +105,12 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
+  let options = [
+    Option<"interiorFastPath", "interior-fast-path", "bool", "false",
+           "EXPERIMENTAL: epilogue of interior tiles without per-element "
+           "bounds checks (faster, but made large-shape results not bitwise "
+           "reproducible on the H200; see bench/NOTES.md)">
+  ];
 }
 
 #endif // DGEMM_PASSES
