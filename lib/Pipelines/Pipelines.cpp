@@ -16,7 +16,9 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   select.smemBytes = options.smemBytes;
   select.descSlots = options.descSlots;
   pm.addPass(createDGemmSelectConfig(select));
-  pm.addPass(createDGemmLowerToKernel());
+  DGemmLowerToKernelOptions lower;
+  lower.scaleRegisterBudget = options.scaleRegisterBudget;
+  pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;
   place.releasePerThread = options.releasePerThread;

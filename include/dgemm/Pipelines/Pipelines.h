@@ -24,6 +24,9 @@ struct DGemmPipelineOptions
                         llvm::cl::desc("Descriptor slots per operand (0: the "
                                        "heuristic's choice)"),
                         llvm::cl::init(0)};
+  Option<int> scaleRegisterBudget{
+      *this, "scale-register-budget",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(202)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

@@ -214,6 +214,9 @@ llvm::cl::opt<bool> translateInteriorFastPath(
     "interior-fast-path",
     llvm::cl::desc("EXPERIMENTAL: branch-free epilogue for interior tiles"),
     llvm::cl::init(false));
+llvm::cl::opt<int> translateScaleRegisterBudget(
+    "scale-register-budget", llvm::cl::desc("See dgemm-lower-to-kernel"),
+    llvm::cl::init(202));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
                                    llvm::cl::init(132));
@@ -231,6 +234,7 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.skipDescriptorDrain = unsafeSkipDrain;
         pipeline.descSlots = translateDescSlots;
         pipeline.releasePerThread = translateReleasePerThread;
+        pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
         pipeline.interiorFastPath = translateInteriorFastPath;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());

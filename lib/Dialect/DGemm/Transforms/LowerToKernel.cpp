@@ -77,14 +77,11 @@ struct TileSchedule {
   }
 };
 
-/// Registers a math thread may spend on accumulators, sums and scales.
-constexpr int64_t kScaleRegisterBudget = 202;
-
 class KernelBuilder {
 public:
-  KernelBuilder(GemmOp gemm, OpBuilder &builder)
-      : gemm(gemm), b(builder), loc(gemm.getLoc()),
-        config(*gemm.getConfig()) {}
+  KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget)
+      : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
+        scaleRegisterBudget(scaleRegisterBudget) {}
 
   KernelOp build() {
     MLIRContext *ctx = b.getContext();
@@ -217,7 +214,7 @@ private:
     // addressing) ptxas spills, so wide tiles read the scales during the
     // promotion and release the stage after it instead.
     bool earlyScales =
-        config.getBlockN() + 2 + config.getBlockN() / 4 <= kScaleRegisterBudget;
+        config.getBlockN() + 2 + config.getBlockN() / 4 <= scaleRegisterBudget;
     auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
                                       ValueRange{e.i32(0)});
     OpBuilder::InsertionGuard guard(b);
@@ -255,10 +252,12 @@ private:
   OpBuilder &b;
   Location loc;
   ConfigAttr config;
+  int64_t scaleRegisterBudget;
 };
 
 struct LowerToKernelPass
     : public mlir::dgemm::impl::DGemmLowerToKernelBase<LowerToKernelPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<GemmOp> gemms;
     getOperation().walk([&](GemmOp op) { gemms.push_back(op); });
@@ -284,7 +283,7 @@ struct LowerToKernelPass
       // are launch arguments), so descriptions sharing one share the kernel.
       OpBuilder builder(gemm);
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
-        KernelBuilder(gemm, builder).build();
+        KernelBuilder(gemm, builder, scaleRegisterBudget).build();
         ++numKernels;
       }
       gemm.erase();

@@ -131,7 +131,6 @@ private:
   /// iterations count as possibly in flight.
   LogicalResult checkDescriptors() {
     DenseMap<ResourceKind, Operation *> unpublished;
-    DenseMap<ResourceKind, Operation *> lastReader;
     WalkResult result = ws.getProducer().walk([&](Operation *op) {
       if (auto publish = dyn_cast<DescPublishOp>(op)) {
         ResourceKind kind = publish.getOperand() == TmaOperand::a
@@ -152,7 +151,6 @@ private:
                    w, "rewritten here by the generic proxy");
             return WalkResult::interrupt();
           }
-          lastReader[a.kind] = op;
           continue;
         }
         // A generic write: it must be guarded by a drain of the same slot.

@@ -146,7 +146,7 @@ def DGemm_GemmOp : DGemm_Op<"gemm", [Symbol]> {
                    OptionalAttr<DenseI64ArrayAttr>:$recipe,
                    OptionalAttr<DGemm_ConfigAttr>:$config);
   let assemblyFormat = [{
-    $sym_name $kind $layout `m` `=` custom<Dim>($m) `n` `=` custom<Dim>($n)
+    $sym_name `` $kind `` $layout `m` `=` custom<Dim>($m) `n` `=` custom<Dim>($n)
     `k` `=` custom<Dim>($k) `groups` `=` $num_groups
     `:` `(` $a_type `,` $b_type `)` `->` $d_type
     (`accumulate` $accumulate^)? (`recipe` $recipe^)? (`config` $config^)?
@@ -221,7 +221,7 @@ def DGemm_DescUpdateOp : DGemm_Op<"desc.update",
   let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$slot, I32:$group,
                    I64:$k_offset, I32:$k_size, I32:$before_iteration);
   let assemblyFormat = [{
-    $operand `slot` `(` $slot `)` `group` `(` $group `)` `k_offset` `(` $k_offset `)`
+    `` $operand `slot` `(` $slot `)` `group` `(` $group `)` `k_offset` `(` $k_offset `)`
     `k_size` `(` $k_size `)` `before_iteration` `(` $before_iteration `)` attr-dict
   }];
   let hasVerifier = 1;
@@ -238,7 +238,7 @@ def DGemm_TmaLoadOp : DGemm_Op<"tma.load",
   let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$stage, I32:$x,
                    I32:$y, Optional<I32>:$slot);
   let assemblyFormat = [{
-    $operand `stage` `(` $stage `)` `at` `(` $x `,` $y `)` (`slot` `(` $slot^ `)`)? attr-dict
+    `` $operand `stage` `(` $stage `)` `at` `(` $x `,` $y `)` (`slot` `(` $slot^ `)`)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{ int64_t getTxBytes(); }];
@@ -313,14 +313,14 @@ def DGemm_WaitOp : DGemm_Op<"wait"> {
     first pass over a fresh barrier does not block).
   }];
   let arguments = (ins DGemm_BarrierKindAttr:$barrier, I32:$stage, I32:$phase);
-  let assemblyFormat = "$barrier `(` $stage `)` `phase` `(` $phase `)` attr-dict";
+  let assemblyFormat = "`` $barrier `(` $stage `)` `phase` `(` $phase `)` attr-dict";
 }
 
 def DGemm_ArriveOp : DGemm_Op<"arrive"> {
   let summary = "Arrives on a stage's full (with expected bytes) or empty mbarrier";
   let arguments = (ins DGemm_BarrierKindAttr:$barrier, I32:$stage,
                    OptionalAttr<I64Attr>:$tx_bytes);
-  let assemblyFormat = "$barrier `(` $stage `)` (`tx` $tx_bytes^)? attr-dict";
+  let assemblyFormat = "`` $barrier `(` $stage `)` (`tx` $tx_bytes^)? attr-dict";
 }
 
 def DGemm_MmaWaitOp : DGemm_Op<"mma.wait"> {
@@ -338,7 +338,7 @@ def DGemm_DescDrainOp : DGemm_Op<"desc.drain"> {
   let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$slot,
                    I32:$before_iteration);
   let assemblyFormat = [{
-    $operand `slot` `(` $slot `)` `before_iteration` `(` $before_iteration `)` attr-dict
+    `` $operand `slot` `(` $slot `)` `before_iteration` `(` $before_iteration `)` attr-dict
   }];
 }
 
@@ -349,7 +349,7 @@ def DGemm_DescPublishOp : DGemm_Op<"desc.publish"> {
     `fence.proxy.tensormap::generic.acquire.gpu` on the slot's 128 bytes.
   }];
   let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$slot);
-  let assemblyFormat = "$operand `slot` `(` $slot `)` attr-dict";
+  let assemblyFormat = "`` $operand `slot` `(` $slot `)` attr-dict";
 }
 
 #endif // DGEMM_OPS

@@ -42,6 +42,12 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+  let options = [
+    Option<"scaleRegisterBudget", "scale-register-budget", "int", "202",
+           "Registers a math thread may hold for its WGMMA fragment, FP32 sum "
+           "and a block's scales at once; tiles that need more read the "
+           "scales during the promotion and release the stage after it">
+  ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
   ];
