@@ -118,6 +118,25 @@ private:
         LLVM::AsmDialectAttr(), ArrayAttr());
   }
 
+  /// Spins until the phase of parity `parity` of the mbarrier at `bar`
+  /// completed. Written out rather than nvvm.mbarrier.try_wait.parity:
+  /// MLIR 22 lowers that op to `@P1 bra.uni`, asserting that every lane of
+  /// the warp sees the same try_wait result, which PTX does not promise (a
+  /// lane may time out of try_wait while another sees completion). A
+  /// mispredicted uniform branch leaves lanes that have not acquired the
+  /// phase running ahead into wgmma.*.sync.aligned. A plain `bra` lets ptxas
+  /// reconverge the warp first.
+  void waitParity(OpBuilder &b, Location loc, Value bar, Value parity) {
+    Value addr = b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), bar);
+    b.create<LLVM::InlineAsmOp>(
+        loc, TypeRange{}, ValueRange{addr, parity, i32(b, loc, 0x989680)},
+        "{\n\t.reg .pred p;\n\twait:\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1, $2;\n\t"
+        "@p bra done;\n\tbra wait;\n\tdone:\n\t}",
+        "r,r,r,~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
   /// lastUse[r] = (slot == r) ? it : lastUse[r], for every r: plain stores
   /// to scalar allocas, which SROA turns into registers.
   void recordUse(OpBuilder &b, Location loc, Value slot, Value it) {
@@ -177,9 +196,7 @@ void KernelLowering::lowerWait(WaitOp op) {
   // fresh barrier counts as released (its "previous" phase has parity 1).
   if (op.getBarrier() == BarrierKind::empty)
     parity = b.create<LLVM::XOrOp>(loc, parity, i32(b, loc, 1));
-  b.create<NVVM::MBarrierTryWaitParityOp>(
-      loc, barrier(b, loc, op.getBarrier(), op.getStage()), parity,
-      i32(b, loc, 0x989680));
+  waitParity(b, loc, barrier(b, loc, op.getBarrier(), op.getStage()), parity);
   op.erase();
 }
 
@@ -316,9 +333,7 @@ void KernelLowering::lowerDescDrain(DescDrainOp op) {
   Value stage = b.create<arith::RemUIOp>(loc, j, s);
   Value parity = b.create<arith::AndIOp>(
       loc, b.create<arith::DivUIOp>(loc, j, s), i32(b, loc, 1));
-  b.create<NVVM::MBarrierTryWaitParityOp>(
-      loc, barrier(b, loc, BarrierKind::full, stage), parity,
-      i32(b, loc, 0x989680));
+  waitParity(b, loc, barrier(b, loc, BarrierKind::full, stage), parity);
   op.erase();
 }
 

@@ -17,20 +17,20 @@
 
 // Producer: a descriptor rewrite is drained (full-barrier waits), rewritten
 // with tensormap.replace and published with the release/acquire fences.
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK: tensormap.replace.tile.global_address.global.b1024.b64
 // CHECK: tensormap.replace.tile.global_dim.global.b1024.b32
 // CHECK: tensormap.replace.tile.global_stride.global.b1024.b64
 // CHECK: nvvm.fence.proxy.release <gpu>
 // CHECK-NEXT: nvvm.fence.proxy.acquire <gpu>
 // The K loop: empty wait, arm, four TMA loads.
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
 
 // Math: full wait, four FP8 WGMMAs (the first overwrites), wait, release.
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
