@@ -16,3 +16,15 @@ if [ "$(grep -c ' 0/20 calls differ' "$OUT/probe.log")" = 3 ]; then V=fast; else
 echo "== epilogue variant for this round: $V" | tee -a "$OUT/probe.log"
 DGEMM_RT_BUILD=/tmp/rt bash scripts/device_round.sh "$root/$V/bundle" \
   "$root/$V/unguarded" "$root/$V/r1"
+rc=$?
+# The bug report's own script, import line changed to dgemm (docs/Python.md).
+if [ -f "$root/seed_repro.py" ]; then
+  PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so \
+    DGEMM_KERNEL_DIR="$root/$V/bundle" timeout 300 python3 "$root/seed_repro.py" \
+    > "$OUT/seed-script.log" 2>&1
+  echo "== seed script: exit $?, $(grep -c 'is nondeterministic' "$OUT/seed-script.log") failure lines" |
+    tee -a "$OUT/summary.txt"
+fi
+grep -h "ERROR SUMMARY" "$OUT/sanitizer.log" >> "$OUT/summary.txt" 2>/dev/null
+rm -f "$OUT/build.log" "$OUT/host-tests.log" "$OUT/sanitizer.log" "$OUT/gpu-tests.log"
+exit $rc
