@@ -51,9 +51,9 @@ struct SmemLayout {
 class KernelLowering {
 public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
-                 bool interiorFastPath)
+                 bool interiorFastPath, bool publishGpuFence)
       : func(func), config(config), layout(config), ctx(func.getContext()),
-        interiorFastPath(interiorFastPath) {}
+        interiorFastPath(interiorFastPath), publishGpuFence(publishGpuFence) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -168,6 +168,7 @@ private:
   SmemLayout layout;
   MLIRContext *ctx;
   bool interiorFastPath;
+  bool publishGpuFence;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -342,6 +343,8 @@ void KernelLowering::lowerDescPublish(DescPublishOp op) {
   Location loc = op.getLoc();
   Value slot = toGeneric(b, loc, slotAddress(b, loc, op.getOperand(),
                                              op.getSlot()));
+  if (publishGpuFence)
+    inlinePtx(b, loc, "fence.acq_rel.gpu;", "~{memory}", ValueRange{});
   b.create<NVVM::FenceProxyReleaseOp>(loc, NVVM::MemScopeKind::GPU,
                                       NVVM::ProxyKind::GENERIC,
                                       NVVM::ProxyKind::TENSORMAP);
@@ -794,7 +797,7 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
-      if (failed(KernelLowering(func, config, interiorFastPath).run(ws)))
+      if (failed(KernelLowering(func, config, interiorFastPath, publishGpuFence).run(ws)))
         return signalPassFailure();
       kernel.erase();
     }
