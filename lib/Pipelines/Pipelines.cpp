@@ -29,7 +29,6 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
     pm.addPass(createDGemmVerifySync());
   ConvertDGemmToNVVMOptions convert;
   convert.interiorFastPath = options.interiorFastPath;
-  convert.publishGpuFence = options.publishGpuFence;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -35,11 +35,6 @@ struct DGemmPipelineOptions
       *this, "interior-fast-path",
       llvm::cl::desc("EXPERIMENTAL: branch-free epilogue for interior tiles"),
       llvm::cl::init(false)};
-  Option<bool> publishGpuFence{
-      *this, "publish-gpu-fence",
-      llvm::cl::desc("EXPERIMENTAL: fence.acq_rel.gpu before publishing a "
-                     "rewritten descriptor"),
-      llvm::cl::init(false)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

@@ -51,9 +51,9 @@ struct SmemLayout {
 class KernelLowering {
 public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
-                 bool interiorFastPath, bool publishGpuFence)
+                 bool interiorFastPath)
       : func(func), config(config), layout(config), ctx(func.getContext()),
-        interiorFastPath(interiorFastPath), publishGpuFence(publishGpuFence) {}
+        interiorFastPath(interiorFastPath) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -168,7 +168,6 @@ private:
   SmemLayout layout;
   MLIRContext *ctx;
   bool interiorFastPath;
-  bool publishGpuFence;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -343,8 +342,6 @@ void KernelLowering::lowerDescPublish(DescPublishOp op) {
   Location loc = op.getLoc();
   Value slot = toGeneric(b, loc, slotAddress(b, loc, op.getOperand(),
                                              op.getSlot()));
-  if (publishGpuFence)
-    inlinePtx(b, loc, "fence.acq_rel.gpu;", "~{memory}", ValueRange{});
   b.create<NVVM::FenceProxyReleaseOp>(loc, NVVM::MemScopeKind::GPU,
                                       NVVM::ProxyKind::GENERIC,
                                       NVVM::ProxyKind::TENSORMAP);
@@ -797,7 +794,7 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
-      if (failed(KernelLowering(func, config, interiorFastPath, publishGpuFence).run(ws)))
+      if (failed(KernelLowering(func, config, interiorFastPath).run(ws)))
         return signalPassFailure();
       kernel.erase();
     }

@@ -217,11 +217,6 @@ llvm::cl::opt<bool> translateInteriorFastPath(
 llvm::cl::opt<int> translateScaleRegisterBudget(
     "scale-register-budget", llvm::cl::desc("See dgemm-lower-to-kernel"),
     llvm::cl::init(202));
-llvm::cl::opt<bool> translatePublishGpuFence(
-    "publish-gpu-fence",
-    llvm::cl::desc("EXPERIMENTAL: fence.acq_rel.gpu before publishing a "
-                   "rewritten descriptor"),
-    llvm::cl::init(false));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
                                    llvm::cl::init(132));
@@ -241,7 +236,6 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.releasePerThread = translateReleasePerThread;
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
         pipeline.interiorFastPath = translateInteriorFastPath;
-        pipeline.publishGpuFence = translatePublishGpuFence;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
           if (failed(writeBundle(*copy, bundleDir, bundleAllCandidates,

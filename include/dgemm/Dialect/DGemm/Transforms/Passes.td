@@ -115,10 +115,7 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
     Option<"interiorFastPath", "interior-fast-path", "bool", "false",
            "EXPERIMENTAL: epilogue of interior tiles without per-element "
            "bounds checks (faster, but made large-shape results not bitwise "
-           "reproducible on the H200; see bench/NOTES.md)">,
-    Option<"publishGpuFence", "publish-gpu-fence", "bool", "false",
-           "EXPERIMENTAL: a fence.acq_rel.gpu before the tensormap "
-           "release/acquire pair of a descriptor rewrite">
+           "reproducible on the H200; see bench/NOTES.md)">
   ];
 }
 
