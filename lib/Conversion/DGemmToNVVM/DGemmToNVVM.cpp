@@ -160,6 +160,7 @@ private:
   void lowerMma(MmaOp op);
   void lowerMmaWait(MmaWaitOp op);
   void lowerLoadScales(LoadScalesOp op);
+  struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
   void lowerPromote(PromoteOp op);
   void lowerEpilogue(EpilogueOp op);
 
@@ -447,27 +448,51 @@ static Fragment fragmentOf(OpBuilder &b, Location loc, Value tid) {
   return {row, col};
 }
 
+/// The executing thread's scales of one stage, read from shared memory:
+/// sfa of its rows (fragment row, row + 8), then for each 8-column group j the
+/// sfb pair of its columns, as one 8-byte load.
+struct StageScales {
+  Value sfa, sfb;
+  Fragment f;
+  Value sfaOf(OpBuilder &b, Location loc, int i) const {
+    Type f32 = b.getF32Type();
+    Value row = b.create<arith::AddIOp>(
+        loc, f.rowInTile,
+        b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 8 * i));
+    Value p = b.create<LLVM::GEPOp>(loc, sfa.getType(), f32, sfa,
+                                    ValueRange{row});
+    return b.create<LLVM::LoadOp>(loc, f32, p, /*align=*/4);
+  }
+  Value sfbPairOf(OpBuilder &b, Location loc, int64_t j) const {
+    Type f32 = b.getF32Type();
+    Value col = b.create<arith::AddIOp>(
+        loc, f.colInTile,
+        b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 8 * j));
+    Value p = b.create<LLVM::GEPOp>(loc, sfb.getType(), f32, sfb,
+                                    ValueRange{col});
+    return b.create<LLVM::LoadOp>(loc, VectorType::get({2}, f32), p,
+                                  /*align=*/8);
+  }
+};
+
+StageScales KernelLowering::stageScales(OpBuilder &b, Location loc,
+                                        Value stage) {
+  return {stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, stage),
+          stageBuffer(b, loc, layout.sfbBase, layout.sfbBytes, stage),
+          fragmentOf(b, loc, tid(b, loc))};
+}
+
 void KernelLowering::lowerLoadScales(LoadScalesOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  int64_t n = config.getBlockN();
-  Fragment f = fragmentOf(b, loc, tid(b, loc));
-  Value sfa = stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, op.getStage());
-  Value sfb = stageBuffer(b, loc, layout.sfbBase, layout.sfbBytes, op.getStage());
-  Type f32 = b.getF32Type();
-  auto v2 = VectorType::get({2}, f32);
+  StageScales st = stageScales(b, loc, op.getStage());
   // [sfa(row), sfa(row + 8), sfb(col), sfb(col + 1), sfb(col + 8), ...]
   Value scales = b.create<LLVM::UndefOp>(loc, op.getScales().getType());
-  for (int i = 0; i < 2; ++i) {
-    Value row = b.create<arith::AddIOp>(loc, f.rowInTile, i32(b, loc, 8 * i));
-    Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfa, ValueRange{row});
-    Value v = b.create<LLVM::LoadOp>(loc, f32, p, /*align=*/4);
-    scales = b.create<LLVM::InsertElementOp>(loc, scales, v, i32(b, loc, i));
-  }
-  for (int64_t j = 0; j < n / 8; ++j) {
-    Value col = b.create<arith::AddIOp>(loc, f.colInTile, i32(b, loc, 8 * j));
-    Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfb, ValueRange{col});
-    Value pair = b.create<LLVM::LoadOp>(loc, v2, p, /*align=*/8);
+  for (int i = 0; i < 2; ++i)
+    scales = b.create<LLVM::InsertElementOp>(loc, scales, st.sfaOf(b, loc, i),
+                                             i32(b, loc, i));
+  for (int64_t j = 0; j < config.getBlockN() / 8; ++j) {
+    Value pair = st.sfbPairOf(b, loc, j);
     for (int c = 0; c < 2; ++c) {
       Value v = b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
       scales = b.create<LLVM::InsertElementOp>(loc, scales, v,
@@ -488,29 +513,18 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   // Either the registers dgemm.load_scales filled, or loads from the stage
   // issued here, one sfb pair per 8 columns.
   Value scales = op.getScales();
-  Fragment f = fragmentOf(b, loc, tid(b, loc));
-  Value sfa, sfb;
-  if (!scales) {
-    sfa = stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, op.getStage());
-    sfb = stageBuffer(b, loc, layout.sfbBase, layout.sfbBytes, op.getStage());
-  }
-  auto v2 = VectorType::get({2}, f32);
+  std::optional<StageScales> st;
+  if (!scales)
+    st = stageScales(b, loc, op.getStage());
   Value pair;
   auto scaleAt = [&](int64_t idx) -> Value {
     if (scales)
       return b.create<LLVM::ExtractElementOp>(loc, scales, i32(b, loc, idx));
-    if (idx < 2) {
-      Value row = b.create<arith::AddIOp>(loc, f.rowInTile,
-                                          i32(b, loc, 8 * idx));
-      Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfa, ValueRange{row});
-      return b.create<LLVM::LoadOp>(loc, f32, p, /*align=*/4);
-    }
+    if (idx < 2)
+      return st->sfaOf(b, loc, idx);
     int64_t j = (idx - 2) / 2, c = (idx - 2) % 2;
-    if (c == 0) {
-      Value col = b.create<arith::AddIOp>(loc, f.colInTile, i32(b, loc, 8 * j));
-      Value p = b.create<LLVM::GEPOp>(loc, smemPtr(), f32, sfb, ValueRange{col});
-      pair = b.create<LLVM::LoadOp>(loc, v2, p, /*align=*/8);
-    }
+    if (c == 0)
+      pair = st->sfbPairOf(b, loc, j);
     return b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
   };
   Value sa[2] = {scaleAt(0), scaleAt(1)};
