@@ -23,7 +23,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.dgemm_tools_dir, config.llvm_tools_dir]
-tools = ["dgemm-opt", "dgemm-translate"]
+tools = ["dgemm-opt", "dgemm-translate", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Generated PTX is assembled for sm_90a wherever ptxas is installed.
