@@ -1,4 +1,5 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=interior-fast-path --canonicalize | FileCheck %s --check-prefix=FAST
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
 
 // The kernel becomes an LLVM function: tensor maps by value as grid
@@ -40,6 +41,12 @@
 // CHECK: nvvm.bar.warp.sync
 // CHECK: scf.if
 // CHECK-NEXT: nvvm.mbarrier.arrive
+
+// The default epilogue guards every 2-element chunk; the experimental one
+// tests the whole tile once (block_m / block_n against M / N).
+// CHECK-NOT: arith.cmpi ule
+// FAST: arith.cmpi ule
+// FAST: arith.cmpi ule
 
 // With one arrival per thread there is no warp sync and no lane test.
 // PER-THREAD: nvvm.wgmma.wait.group.sync.aligned 0

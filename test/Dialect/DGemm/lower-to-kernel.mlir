@@ -1,3 +1,4 @@
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel=scale-register-budget=0 | FileCheck %s --check-prefix=LATE --implicit-check-not=dgemm.load_scales
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm
 
 // The kernel builder emits only operations that declare their effects: no
@@ -33,6 +34,11 @@
 // CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[S]]) : vector<34xf32>
 // CHECK-NEXT: dgemm.promote %[[ACC]] into %{{.+}} scales(%[[SC]] : vector<34xf32>) : vector<64xf32>
 // CHECK: dgemm.epilogue
+
+// With no register budget for held scales, the promotion reads them from the
+// stage itself.
+// LATE: %[[LACC:.+]] = dgemm.mma stage(%[[LS:.+]]) : vector<64xf32>
+// LATE-NEXT: dgemm.promote %[[LACC]] into %{{.+}} stage(%[[LS]]) : vector<64xf32>
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
 dgemm.gemm @other k_grouped_contiguous nt m = 2048 n = 2048 k = ?

@@ -5,6 +5,10 @@
 // RUN: dgemm-opt %s --dgemm-select-config=expected-k=2048 | FileCheck %s --check-prefix=G16
 // A smaller part gets configurations sized for its SM count and shared memory.
 // RUN: dgemm-opt %s --dgemm-select-config="num-sms=78 smem-bytes=101376" | FileCheck %s --check-prefix=SMALL
+// DeepGEMM's single rewritten descriptor per operand, on request.
+// RUN: dgemm-opt %s --dgemm-select-config=desc-slots=1 | FileCheck %s --check-prefix=ONE-SLOT
+// ONE-SLOT-LABEL: dgemm.gemm @g4_4096x7168
+// ONE-SLOT-SAME: desc_slots = 1,
 // A configuration already present is kept.
 // RUN: dgemm-opt %s --dgemm-select-config | FileCheck %s --check-prefix=KEEP
 
