@@ -329,12 +329,13 @@ void KernelLowering::lowerDescDrain(DescDrainOp op) {
   Value hi = b.create<arith::AddIOp>(loc, last, i32(b, loc, 1));
   auto loop = b.create<scf::ForOp>(loc, lo, hi, i32(b, loc, 1));
   b.setInsertionPointToStart(loop.getBody());
-  Value j = loop.getInductionVar();
-  Value s = i32(b, loc, layout.stages);
-  Value stage = b.create<arith::RemUIOp>(loc, j, s);
-  Value parity = b.create<arith::AndIOp>(
-      loc, b.create<arith::DivUIOp>(loc, j, s), i32(b, loc, 1));
-  waitParity(b, loc, barrier(b, loc, BarrierKind::full, stage), parity);
+  // The iteration -> (stage, parity) map is dgemm.stage's; it is lowered
+  // after this op, with every other dgemm.stage.
+  auto st = b.create<StageOp>(loc, b.getI32Type(), b.getI32Type(),
+                              loop.getInductionVar(),
+                              b.getI32IntegerAttr(layout.stages));
+  waitParity(b, loc, barrier(b, loc, BarrierKind::full, st.getStage()),
+             st.getPhase());
   op.erase();
 }
 
