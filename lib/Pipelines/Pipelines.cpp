@@ -22,10 +22,11 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;
   place.releasePerThread = options.releasePerThread;
+  place.skipProxyFence = options.skipProxyFence;
   pm.addPass(createDGemmPlaceSync(place));
-  // The unsafe variant exists to show the race on the GPU; the verifier
-  // would (rightly) reject it.
-  if (!options.skipDescriptorDrain)
+  // The unsafe variants exist to show the races on the GPU; the verifier
+  // would (rightly) reject them.
+  if (!options.skipDescriptorDrain && !options.skipProxyFence)
     pm.addPass(createDGemmVerifySync());
   ConvertDGemmToNVVMOptions convert;
   convert.interiorFastPath = options.interiorFastPath;

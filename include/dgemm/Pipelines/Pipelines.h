@@ -40,6 +40,11 @@ struct DGemmPipelineOptions
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "
                      "DeepGEMM 2.6.1 race)"),
       llvm::cl::init(false)};
+  Option<bool> skipProxyFence{
+      *this, "unsafe-skip-proxy-fence",
+      llvm::cl::desc("TEST ONLY: omit the proxy fence before stage releases "
+                     "that follow ld.shared of the stage"),
+      llvm::cl::init(false)};
 };
 
 /// dgemm-select-config, dgemm-lower-to-kernel, dgemm-place-sync,

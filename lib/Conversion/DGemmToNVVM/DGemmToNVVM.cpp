@@ -159,6 +159,7 @@ private:
   void lowerDescPublish(DescPublishOp op);
   void lowerMma(MmaOp op);
   void lowerMmaWait(MmaWaitOp op);
+  void lowerProxyFence(ProxyFenceOp op);
   void lowerLoadScales(LoadScalesOp op);
   struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
   void lowerPromote(PromoteOp op);
@@ -422,6 +423,14 @@ void KernelLowering::lowerMma(MmaOp op) {
 void KernelLowering::lowerMmaWait(MmaWaitOp op) {
   OpBuilder b(op);
   b.create<NVVM::WgmmaWaitGroupSyncOp>(op.getLoc(), 0);
+  op.erase();
+}
+
+void KernelLowering::lowerProxyFence(ProxyFenceOp op) {
+  OpBuilder b(op);
+  b.create<NVVM::FenceProxyOp>(op.getLoc(), NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(
+                                   ctx, NVVM::SharedSpace::shared_cta));
   op.erase();
 }
 
@@ -744,6 +753,7 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
   lowerEach([&](ArriveOp op) { lowerArrive(op); });
   lowerEach([&](MmaOp op) { lowerMma(op); });
   lowerEach([&](MmaWaitOp op) { lowerMmaWait(op); });
+  lowerEach([&](ProxyFenceOp op) { lowerProxyFence(op); });
   lowerEach([&](LoadScalesOp op) { lowerLoadScales(op); });
   lowerEach([&](PromoteOp op) { lowerPromote(op); });
   lowerEach([&](EpilogueOp op) { lowerEpilogue(op); });

@@ -202,6 +202,11 @@ llvm::cl::opt<bool> unsafeSkipDrain(
     llvm::cl::desc("TEST ONLY: generate kernels without the descriptor "
                    "drain (DeepGEMM 2.6.1's race)"),
     llvm::cl::init(false));
+llvm::cl::opt<bool> unsafeSkipProxyFence(
+    "unsafe-skip-proxy-fence",
+    llvm::cl::desc("TEST ONLY: generate kernels without the proxy fence "
+                   "before stage releases that follow ld.shared"),
+    llvm::cl::init(false));
 llvm::cl::opt<int> translateDescSlots(
     "desc-slots",
     llvm::cl::desc("Descriptor slots per operand (0: the heuristic's choice)"),
@@ -232,6 +237,7 @@ void mlir::dgemm::registerPTXTranslation() {
         DGemmPipelineOptions pipeline;
         pipeline.numSMs = translateNumSMs;
         pipeline.skipDescriptorDrain = unsafeSkipDrain;
+        pipeline.skipProxyFence = unsafeSkipProxyFence;
         pipeline.descSlots = translateDescSlots;
         pipeline.releasePerThread = translateReleasePerThread;
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;

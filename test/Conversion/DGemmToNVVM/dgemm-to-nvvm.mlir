@@ -37,7 +37,9 @@
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The release: a warp-wide sync, then one arrive per warp (lane 0).
+// The release: the proxy fence that orders the scales' ld.shared before the
+// producer's next TMA write, a warp-wide sync, then one arrive per warp.
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.bar.warp.sync
 // CHECK: scf.if
 // CHECK-NEXT: nvvm.mbarrier.arrive

@@ -2,6 +2,12 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-descriptor-drain | FileCheck %s --check-prefix=UNSAFE
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread | FileCheck %s --check-prefix=PER-THREAD
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence | FileCheck %s --check-prefix=NO-FENCE
+// RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
+
+// NO-FENCE-NOT: dgemm.proxy.fence
+// REJECT: error: releases a stage to the producer's async-proxy (TMA) writes while a generic-proxy read of it is not fenced
+// REJECT: note: read through the generic proxy here ('dgemm.load_scales')
 
 // PER-THREAD: {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
 
@@ -36,13 +42,16 @@
 
 // The math role waits for the full barrier before WGMMA reads the stage; the
 // scale loads overlap WGMMA; the stage is released as soon as WGMMA (an async
-// reader) completed, and the promotion reads only registers.
+// reader) completed, and the promotion reads only registers. The scale loads
+// are generic-proxy reads of a stage the producer refills through the async
+// proxy (TMA), so a proxy fence precedes the release.
 // CHECK: math(regs = 232)
 // CHECK: %[[MS:.+]], %[[MP:.+]] = dgemm.stage {{%.+}} of 6
 // CHECK-NEXT: dgemm.wait full(%[[MS]]) phase(%[[MP]])
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[MS]]) : vector<64xf32>
 // CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[MS]]) : vector<34xf32>
 // CHECK-NEXT: dgemm.mma.wait
+// CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[MS]])
 // CHECK-NEXT: dgemm.promote %[[ACC]] into {{%.+}} scales(%[[SC]] : vector<34xf32>)
 // CHECK: dgemm.epilogue
@@ -56,7 +65,7 @@ dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
 
 // A 192-wide tile cannot also hold its scales in registers: the promotion
-// reads them from the stage, so the release follows the promotion.
+// reads them from the stage, so the release (fenced) follows the promotion.
 // CHECK-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
 // CHECK: math(regs = 232)
 // CHECK: %[[WS:.+]], %[[WP:.+]] = dgemm.stage {{%.+}} of 5
@@ -64,6 +73,7 @@ dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
 // CHECK-NEXT: %[[WACC:.+]] = dgemm.mma stage(%[[WS]]) : vector<96xf32>
 // CHECK-NEXT: dgemm.mma.wait
 // CHECK-NEXT: dgemm.promote %[[WACC]] into {{%.+}} stage(%[[WS]]) : vector<96xf32>
+// CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[WS]])
 dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]

@@ -229,6 +229,41 @@ dgemm.kernel @release_before_mma_wait config <block_m = 128, block_n = 128, bloc
 
 // -----
 
+// The scales are read with ld.shared (generic proxy) and the stage is then
+// released to the producer, whose next TMA write (async proxy) is not ordered
+// after those reads by the mbarrier alone: a proxy fence must come between.
+dgemm.kernel @release_without_proxy_fence config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait empty(%s) phase(%p)
+      dgemm.arrive full(%s) tx 16896
+      dgemm.tma.load a stage(%s) at(%kb, %c0) slot(%c0)
+      dgemm.tma.load sfa stage(%s) at(%c0, %kb)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      // expected-note @+1 {{read through the generic proxy here ('dgemm.load_scales')}}
+      %sc = dgemm.load_scales stage(%s) : vector<34xf32>
+      dgemm.mma.wait
+      // expected-error @+1 {{releases a stage to the producer's async-proxy (TMA) writes while a generic-proxy read of it is not fenced (no dgemm.proxy.fence in between)}}
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
 // The FP32 promotion reads WGMMA's accumulator registers before wgmma.wait_group.
 dgemm.kernel @acc_before_mma_wait config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
 ^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):

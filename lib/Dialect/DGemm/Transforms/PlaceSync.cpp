@@ -97,10 +97,12 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
 
   /// Math role: wait for a stage's full barrier before its first read; wait
   /// for WGMMA before a generic read of what it wrote; release the stage after
-  /// its last read once no asynchronous read of it is pending.
+  /// its last read once no asynchronous read of it is pending, with a proxy
+  /// fence first if the stage was read through the generic proxy (the
+  /// producer refills it through the async proxy).
   LogicalResult placeMath(Block &block) {
     llvm::MapVector<Value, Operation *> releaseAfter;
-    llvm::SmallDenseSet<Value> pendingStages, pendingAccs;
+    llvm::SmallDenseSet<Value> pendingStages, pendingAccs, genericRead;
     for (Operation &op : llvm::make_early_inc_range(block)) {
       for (Region &region : op.getRegions())
         for (Block &nested : region)
@@ -136,6 +138,8 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
           releaseAfter[a.index] = &op;
           if (a.proxy == Proxy::Async)
             pendingStages.insert(a.index);
+          else
+            genericRead.insert(a.index);
         }
         if (a.kind == ResourceKind::Accumulator &&
             a.access == AccessKind::Write && a.proxy == Proxy::Async)
@@ -160,11 +164,33 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     for (auto [stage, after] : releaseAfter) {
       OpBuilder b(after->getContext());
       b.setInsertionPointAfter(after);
+      if (!skipProxyFence && genericRead.contains(stage) &&
+          refilledAsynchronously(block)) {
+        b.create<ProxyFenceOp>(after->getLoc());
+        ++numFences;
+      }
       b.create<ArriveOp>(after->getLoc(), BarrierKind::empty, stage,
                          IntegerAttr());
       ++numArrives;
     }
     return success();
+  }
+
+  /// Whether the producer role of the warp_specialize around `block` writes
+  /// stages through the async proxy (TMA).
+  static bool refilledAsynchronously(Block &block) {
+    auto ws = block.getParentOp()->getParentOfType<WarpSpecializeOp>();
+    if (!ws)
+      ws = dyn_cast<WarpSpecializeOp>(block.getParentOp());
+    if (!ws)
+      return true;
+    bool async = false;
+    ws.getProducer().walk([&](Operation *op) {
+      for (const ResourceAccess &a : accessesOf(op))
+        async |= isStage(a.kind) && a.access == AccessKind::Write &&
+                 a.proxy == Proxy::Async;
+    });
+    return async;
   }
 
   void runOnOperation() override {

@@ -181,12 +181,22 @@ private:
     return failure(result.wasInterrupted());
   }
 
+  /// Whether the producer refills stage buffers of `kind` through the async
+  /// proxy (TMA), which a generic read must be fenced against.
+  bool asyncWriter(ResourceKind kind) {
+    return findAccess(ws.getProducer(), kind, [](const ResourceAccess &r) {
+             return r.access == AccessKind::Write && r.proxy == Proxy::Async;
+           }) != nullptr;
+  }
+
   /// Every stage read is preceded in its block by the full wait; the stage is
-  /// released once, after its last read and after any asynchronous read of
-  /// it completed; accumulators are read only after their WGMMA completed.
+  /// released once, after its last read, after any asynchronous read of it
+  /// completed and, if it was read through the generic proxy while the
+  /// producer refills it through the async proxy, after a proxy fence;
+  /// accumulators are read only after their WGMMA completed.
   LogicalResult checkMathBlock(Block &block) {
     llvm::SmallDenseSet<Value> acquired, released;
-    llvm::MapVector<Value, Operation *> pendingStage;
+    llvm::MapVector<Value, Operation *> pendingStage, unfenced;
     DenseMap<Value, Operation *> pendingAcc;
     for (Operation &op : block) {
       for (Region &region : op.getRegions())
@@ -203,6 +213,10 @@ private:
         pendingAcc.clear();
         continue;
       }
+      if (isa<ProxyFenceOp>(op)) {
+        unfenced.clear();
+        continue;
+      }
       if (auto arrive = dyn_cast<ArriveOp>(op)) {
         if (arrive.getBarrier() != BarrierKind::empty)
           continue;
@@ -211,6 +225,12 @@ private:
                         "releases a stage while an asynchronous read of it "
                         "may still be in flight",
                         reader, "this read completes only at dgemm.mma.wait");
+        if (Operation *reader = unfenced.lookup(arrive.getStage()))
+          return hazard(&op,
+                        "releases a stage to the producer's async-proxy (TMA) "
+                        "writes while a generic-proxy read of it is not "
+                        "fenced (no dgemm.proxy.fence in between)",
+                        reader, "read through the generic proxy here");
         released.insert(arrive.getStage());
         continue;
       }
@@ -231,6 +251,8 @@ private:
                    << " of a stage after releasing it to the producer";
           if (a.proxy == Proxy::Async)
             pendingStage[a.index] = &op;
+          else if (asyncWriter(a.kind))
+            unfenced[a.index] = &op;
         }
         if (a.kind == ResourceKind::Accumulator) {
           if (a.access == AccessKind::Write && a.proxy == Proxy::Async)

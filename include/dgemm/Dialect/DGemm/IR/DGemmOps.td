@@ -328,6 +328,21 @@ def DGemm_MmaWaitOp : DGemm_Op<"mma.wait"> {
   let assemblyFormat = "attr-dict";
 }
 
+def DGemm_ProxyFenceOp : DGemm_Op<"proxy.fence"> {
+  let summary = "Orders the thread's generic shared-memory accesses before "
+                "later async-proxy accesses";
+  let description = [{
+    `fence.proxy.async.shared::cta`. Placed before a stage release that
+    follows generic-proxy reads of the stage (`ld.shared` of the scales):
+    the producer's next TMA write to the stage is an async-proxy access, and
+    the mbarrier release/acquire alone does not order a generic read before
+    it. Without the fence, ptxas lets the release overtake `ld.shared`s
+    still in flight, and the TMA can overwrite the scales before they are
+    read.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def DGemm_DescDrainOp : DGemm_Op<"desc.drain"> {
   let summary = "Waits until no TMA load can still read a descriptor slot";
   let description = [{

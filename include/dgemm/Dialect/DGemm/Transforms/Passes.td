@@ -64,7 +64,9 @@ def DGemmPlaceSync : Pass<"dgemm-place-sync", "ModuleOp"> {
     - before the math role's first read of a stage, a wait on its full
       barrier; before a generic read of an accumulator written by WGMMA, a
       `dgemm.mma.wait`; after the last read of a stage (and the wait that
-      completes its async reads), an arrive on its empty barrier;
+      completes its async reads), an arrive on its empty barrier, preceded
+      by a `dgemm.proxy.fence` when the stage was read through the generic
+      proxy and the producer refills it through the async proxy;
     - before each generic write of a descriptor slot, a drain of the loads
       that may still read it, and after it the tensormap release/acquire pair;
     and records the barriers' arrival counts on the warp_specialize op.
@@ -76,12 +78,16 @@ def DGemmPlaceSync : Pass<"dgemm-place-sync", "ModuleOp"> {
     Option<"skipDescriptorDrain", "unsafe-skip-descriptor-drain", "bool",
            "false",
            "TEST ONLY: omit the drain before descriptor rewrites, reproducing "
-           "DeepGEMM 2.6.1's race">
+           "DeepGEMM 2.6.1's race">,
+    Option<"skipProxyFence", "unsafe-skip-proxy-fence", "bool", "false",
+           "TEST ONLY: omit the proxy fence between the math role's generic "
+           "reads of a stage and its release to the producer's TMA writes">
   ];
   let statistics = [
     Statistic<"numWaits", "num-waits", "Barrier waits placed">,
     Statistic<"numArrives", "num-arrives", "Barrier arrives placed">,
-    Statistic<"numDrains", "num-drains", "Descriptor drains placed">
+    Statistic<"numDrains", "num-drains", "Descriptor drains placed">,
+    Statistic<"numFences", "num-proxy-fences", "Proxy fences placed">
   ];
 }
 
