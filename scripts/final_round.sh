@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
-# Device round with an epilogue choice made on the device: probes the
-# branch-free interior epilogue for bitwise stability on large shapes, then
-# runs scripts/device_round.sh with the fast or the safe bundles.
-#   scripts/final_round.sh BUNDLES_ROOT   (holds fast/ and safe/, each with
-#   bundle/, unguarded/, r1/ from dgemm-translate)
+# A whole device round: builds the runtime, probes bitwise stability on large
+# shapes (bench/race_probe.py), runs scripts/device_round.sh (tests,
+# determinism, sanitizers, the unguarded race demonstration, pytest, bench),
+# then the bug report's own script.
+#   scripts/final_round.sh BUNDLES_ROOT [RACE_BUNDLE]
+# BUNDLES_ROOT holds bundle/ (the default kernels), r1/ (--desc-slots=1) and
+# unguarded/ (--desc-slots=1 --unsafe-skip-descriptor-drain), all from
+# dgemm-translate --bundle-all-candidates; RACE_BUNDLE (default
+# BUNDLES_ROOT/unguarded) is the unguarded bundle the race demonstration uses.
+# BUNDLES_ROOT/../seed_repro.py, if present, is the bug report's script.
 set -u
 root=${1:?bundles root}
+race=${2:-$root/unguarded}
 OUT=${OUT:-/tmp/dgemm-device-round}; mkdir -p "$OUT"
 CC=/usr/bin/gcc CXX=/usr/bin/g++ cmake -G Ninja -S runtime -B /tmp/rt \
   -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build /tmp/rt >/dev/null || exit 1
 PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so \
-  DGEMM_KERNEL_DIR="$root/fast/bundle" timeout 120 python3 bench/stability.py 20 \
-  16:7168:2048:2048 4:4096:7168:8192 1:7168:2048:8192 2>&1 | tee "$OUT/probe.log"
-if [ "$(grep -c ' 0/20 calls differ' "$OUT/probe.log")" = 3 ]; then V=fast; else V=safe; fi
-echo "== epilogue variant for this round: $V" | tee -a "$OUT/probe.log"
-DGEMM_RT_BUILD=/tmp/rt bash scripts/device_round.sh "$root/$V/bundle" \
-  "$root/$V/unguarded" "$root/$V/r1"
+  DGEMM_KERNEL_DIR="$root/bundle" timeout 200 python3 bench/race_probe.py 20 \
+  16:7168:2048:2048 8:7168:2048:4096 4:4096:7168:8192 1:7168:2048:8192 2>&1 |
+  grep -v '^  call' | tee "$OUT/probe.log"
+DGEMM_RT_BUILD=/tmp/rt bash scripts/device_round.sh "$root/bundle" "$race" "$root/r1"
 rc=$?
-# The bug report's own script, import line changed to dgemm (docs/Python.md).
-if [ -f "$root/seed_repro.py" ]; then
+seed="$root/../seed_repro.py"
+if [ -f "$seed" ]; then
   PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so \
-    DGEMM_KERNEL_DIR="$root/$V/bundle" timeout 300 python3 "$root/seed_repro.py" \
+    DGEMM_KERNEL_DIR="$root/bundle" timeout 300 python3 "$seed" \
     > "$OUT/seed-script.log" 2>&1
   echo "== seed script: exit $?, $(grep -c 'is nondeterministic' "$OUT/seed-script.log") failure lines" |
     tee -a "$OUT/summary.txt"

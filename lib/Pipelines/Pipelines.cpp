@@ -29,7 +29,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   if (!options.skipDescriptorDrain && !options.skipProxyFence)
     pm.addPass(createDGemmVerifySync());
   ConvertDGemmToNVVMOptions convert;
-  convert.interiorFastPath = options.interiorFastPath;
+  convert.perChunkEpilogue = options.perChunkEpilogue;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -31,9 +31,9 @@ struct DGemmPipelineOptions
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),
       llvm::cl::init(false)};
-  Option<bool> interiorFastPath{
-      *this, "interior-fast-path",
-      llvm::cl::desc("EXPERIMENTAL: branch-free epilogue for interior tiles"),
+  Option<bool> perChunkEpilogue{
+      *this, "per-chunk-epilogue",
+      llvm::cl::desc("Per-chunk guarded epilogue (slower; for comparison)"),
       llvm::cl::init(false)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",

@@ -51,9 +51,9 @@ struct SmemLayout {
 class KernelLowering {
 public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
-                 bool interiorFastPath)
+                 bool perChunkEpilogue)
       : func(func), config(config), layout(config), ctx(func.getContext()),
-        interiorFastPath(interiorFastPath) {}
+        perChunkEpilogue(perChunkEpilogue) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -169,7 +169,7 @@ private:
   ConfigAttr config;
   SmemLayout layout;
   MLIRContext *ctx;
-  bool interiorFastPath;
+  bool perChunkEpilogue;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -607,9 +607,12 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
                                   ValueRange{off});
   };
 
-  // Interior tiles (all but the last row/column of tiles when M or N is not
-  // a multiple of the block) take a branch-free path: every C load is issued
-  // before the first add, so their latencies overlap.
+  // Default: every C load of the thread is issued before the first add, so
+  // their latencies overlap. Interior tiles (all but the last row/column of
+  // tiles when M or N is not a multiple of the block) need no guard at all;
+  // an edge tile clamps the address of an out-of-range chunk to element 0
+  // (always valid) for its load and guards only the store, so it stays as
+  // fast as an interior one.
   Value fullRows = b.create<arith::CmpIOp>(
       loc, arith::CmpIPredicate::ule,
       b.create<arith::AddIOp>(loc, mBase, i32(b, loc, config.getBlockM())), m);
@@ -617,49 +620,67 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
       loc, arith::CmpIPredicate::ule,
       b.create<arith::AddIOp>(loc, nBase, i32(b, loc, n)), nDim);
   Value interior = b.create<arith::AndIOp>(loc, fullRows, fullCols);
-  if (!interiorFastPath)
-    interior = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 0);
-  auto full = b.create<scf::IfOp>(loc, interior, /*withElseRegion=*/true);
-  {
-    OpBuilder t = full.getThenBodyBuilder();
-    SmallVector<Value> offs, cs;
+  // Whether chunk (i, j) lies inside M x N. N is a multiple of 4 and the
+  // column even, so col < N covers col + 1 too.
+  auto inBounds = [&](OpBuilder &bb, int i, int64_t j) {
+    Value row = bb.create<arith::AddIOp>(loc, row0, i32(bb, loc, 8 * i));
+    Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, 8 * j));
+    return bb.create<arith::AndIOp>(
+        loc, bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m),
+        bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
+        .getResult();
+  };
+  auto batched = [&](OpBuilder &t, bool guarded) {
+    SmallVector<Value> offs, oks, cs;
+    Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
     for (int i = 0; i < 2; ++i)
       for (int64_t j = 0; j < n / 8; ++j) {
-        offs.push_back(offsetOf(t, i, j));
+        Value off = offsetOf(t, i, j);
+        Value loadOff = off;
+        if (guarded) {
+          oks.push_back(inBounds(t, i, j));
+          loadOff = t.create<arith::SelectOp>(loc, oks.back(), off, zero64);
+        }
+        offs.push_back(off);
         cs.push_back(t.create<LLVM::LoadOp>(
-            loc, v2, ptrAt(t, KernelOp::PtrC, offs.back()), /*align=*/8));
+            loc, v2, ptrAt(t, KernelOp::PtrC, loadOff), /*align=*/8));
       }
     int k = 0;
     for (int i = 0; i < 2; ++i)
-      for (int64_t j = 0; j < n / 8; ++j, ++k)
-        t.create<LLVM::StoreOp>(
-            loc, t.create<LLVM::FAddOp>(loc, cs[k], mine(t, i, j)),
-            ptrAt(t, KernelOp::PtrD, offs[k]), /*align=*/8);
-  }
-  {
-    // Edge tiles: each 2-element chunk guarded. N is a multiple of 4 and the
-    // column even, so col < N covers col + 1 too.
-    OpBuilder e = full.getElseBodyBuilder();
-    for (int i = 0; i < 2; ++i) {
-      Value row = e.create<arith::AddIOp>(loc, row0, i32(e, loc, 8 * i));
-      Value rowOk =
-          e.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m);
-      for (int64_t j = 0; j < n / 8; ++j) {
-        Value col = e.create<arith::AddIOp>(loc, col0, i32(e, loc, 8 * j));
-        Value ok = e.create<arith::AndIOp>(
-            loc, rowOk,
-            e.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim));
-        auto ifOk = e.create<scf::IfOp>(loc, ok, /*withElseRegion=*/false);
-        OpBuilder t = ifOk.getThenBodyBuilder();
-        Value off = offsetOf(t, i, j);
-        Value cv = t.create<LLVM::LoadOp>(loc, v2, ptrAt(t, KernelOp::PtrC, off),
-                                          /*align=*/8);
-        t.create<LLVM::StoreOp>(loc,
-                                t.create<LLVM::FAddOp>(loc, cv, mine(t, i, j)),
-                                ptrAt(t, KernelOp::PtrD, off), /*align=*/8);
+      for (int64_t j = 0; j < n / 8; ++j, ++k) {
+        OpBuilder sb = t;
+        if (guarded) {
+          auto ifOk = t.create<scf::IfOp>(loc, oks[k], /*withElseRegion=*/false);
+          sb = ifOk.getThenBodyBuilder();
+        }
+        sb.create<LLVM::StoreOp>(
+            loc, sb.create<LLVM::FAddOp>(loc, cs[k], mine(sb, i, j)),
+            ptrAt(sb, KernelOp::PtrD, offs[k]), /*align=*/8);
       }
-    }
+  };
+  if (!perChunkEpilogue) {
+    auto full = b.create<scf::IfOp>(loc, interior, /*withElseRegion=*/true);
+    OpBuilder t = full.getThenBodyBuilder();
+    batched(t, /*guarded=*/false);
+    OpBuilder e = full.getElseBodyBuilder();
+    batched(e, /*guarded=*/true);
+    op.erase();
+    return;
   }
+  // The per-chunk form (kept for comparison): each 2-element chunk guarded,
+  // its load, add and store in turn.
+  for (int i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < n / 8; ++j) {
+      auto ifOk = b.create<scf::IfOp>(loc, inBounds(b, i, j),
+                                      /*withElseRegion=*/false);
+      OpBuilder t = ifOk.getThenBodyBuilder();
+      Value off = offsetOf(t, i, j);
+      Value cv = t.create<LLVM::LoadOp>(loc, v2, ptrAt(t, KernelOp::PtrC, off),
+                                        /*align=*/8);
+      t.create<LLVM::StoreOp>(loc,
+                              t.create<LLVM::FAddOp>(loc, cv, mine(t, i, j)),
+                              ptrAt(t, KernelOp::PtrD, off), /*align=*/8);
+    }
   op.erase();
 }
 
@@ -819,7 +840,7 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
-      if (failed(KernelLowering(func, config, interiorFastPath).run(ws)))
+      if (failed(KernelLowering(func, config, perChunkEpilogue).run(ws)))
         return signalPassFailure();
       kernel.erase();
     }

@@ -215,9 +215,9 @@ llvm::cl::opt<bool> translateReleasePerThread(
     "release-per-thread",
     llvm::cl::desc("Every math thread arrives on empty barriers"),
     llvm::cl::init(false));
-llvm::cl::opt<bool> translateInteriorFastPath(
-    "interior-fast-path",
-    llvm::cl::desc("EXPERIMENTAL: branch-free epilogue for interior tiles"),
+llvm::cl::opt<bool> translatePerChunkEpilogue(
+    "per-chunk-epilogue",
+    llvm::cl::desc("Per-chunk guarded epilogue (slower; for comparison)"),
     llvm::cl::init(false));
 llvm::cl::opt<int> translateScaleRegisterBudget(
     "scale-register-budget", llvm::cl::desc("See dgemm-lower-to-kernel"),
@@ -241,7 +241,7 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.descSlots = translateDescSlots;
         pipeline.releasePerThread = translateReleasePerThread;
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
-        pipeline.interiorFastPath = translateInteriorFastPath;
+        pipeline.perChunkEpilogue = translatePerChunkEpilogue;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
           if (failed(writeBundle(*copy, bundleDir, bundleAllCandidates,

@@ -1,5 +1,5 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=interior-fast-path --canonicalize | FileCheck %s --check-prefix=FAST
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=per-chunk-epilogue --canonicalize | FileCheck %s --check-prefix=PER-CHUNK
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
 
 // The kernel becomes an LLVM function: tensor maps by value as grid
@@ -44,11 +44,35 @@
 // CHECK: scf.if
 // CHECK-NEXT: nvvm.mbarrier.arrive
 
-// The default epilogue guards every 2-element chunk; the experimental one
-// tests the whole tile once (block_m / block_n against M / N).
-// CHECK-NOT: arith.cmpi ule
-// FAST: arith.cmpi ule
-// FAST: arith.cmpi ule
+// The epilogue tests the whole tile once (block_m / block_n against M / N).
+// An interior tile issues all 32 C loads of the thread before the first add
+// and store; an edge tile clamps the address of an out-of-range chunk's load
+// (arith.select) and guards only the store.
+// CHECK: arith.cmpi ule
+// CHECK: arith.cmpi ule
+// CHECK: scf.if
+// CHECK-COUNT-32: llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NOT: llvm.load
+// CHECK: llvm.fadd
+// CHECK: llvm.store
+// CHECK: } else {
+// CHECK: arith.select
+// CHECK-COUNT-32: llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NOT: llvm.load
+// CHECK: scf.if
+// CHECK: llvm.fadd
+// CHECK: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>{{$}}
+// CHECK-NEXT: }
+
+// The per-chunk form: no whole-tile test; each chunk's load, add and store
+// sit under its own guard.
+// PER-CHUNK-NOT: arith.cmpi ule
+// PER-CHUNK: scf.if
+// PER-CHUNK: llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>
+// PER-CHUNK: llvm.fadd
+// PER-CHUNK: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>{{$}}
+// PER-CHUNK-NEXT: }
+// PER-CHUNK-NEXT: arith.addi
 
 // With one arrival per thread there is no warp sync and no lane test.
 // PER-THREAD: nvvm.wgmma.wait.group.sync.aligned 0

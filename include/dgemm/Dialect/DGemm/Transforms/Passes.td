@@ -118,10 +118,9 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
   let options = [
-    Option<"interiorFastPath", "interior-fast-path", "bool", "false",
-           "EXPERIMENTAL: epilogue of interior tiles without per-element "
-           "bounds checks (faster, but made large-shape results not bitwise "
-           "reproducible on the H200; see bench/NOTES.md)">
+    Option<"perChunkEpilogue", "per-chunk-epilogue", "bool", "false",
+           "The previous epilogue: each 2-element chunk guarded, loaded, "
+           "added and stored in turn (slower; kept for comparison)">
   ];
 }
 
