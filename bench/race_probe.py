@@ -18,11 +18,14 @@ import sys
 import torch
 
 import dgemm
+from dgemm.testing import calc_diff
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (ConfigOracle: the tile shape the runtime picks)
 
 BK = 128
+# Shapes up to this many FLOP also get call 0 checked against float64.
+CHECK_FLOP_LIMIT = 2e11
 
 
 def config_for(m, n, ks):
@@ -70,6 +73,10 @@ def probe(g, m, n, k, calls):
         dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, kt, c)
         outs.append(d.clone())
     torch.cuda.synchronize()
+    if 2.0 * m * n * sum(ks) <= CHECK_FLOP_LIMIT:
+        ref = dgemm.k_grouped_reference(a, b, ks, m, n, c)
+        print(f"   calc_diff of call 0 against the float64 reference: "
+              f"{float(calc_diff(outs[0], ref)):.3e}", flush=True)
     stack = torch.stack(outs)
     varies = (stack != stack[0:1]).any(0) | torch.isnan(stack).any(0)
     idx = torch.nonzero(varies)

@@ -15,6 +15,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   select.numSMs = options.numSMs;
   select.smemBytes = options.smemBytes;
   select.descSlots = options.descSlots;
+  select.clusterM = options.clusterM;
   pm.addPass(createDGemmSelectConfig(select));
   DGemmLowerToKernelOptions lower;
   lower.scaleRegisterBudget = options.scaleRegisterBudget;

@@ -40,7 +40,8 @@ void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
     spec.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
   };
   operand(specs[kMapA], "a", args.a, args.m, meta.blockM);
-  operand(specs[kMapB], "b", args.b, args.n, meta.blockN);
+  // With cluster_m CTAs sharing B, each loads (and multicasts) its share.
+  operand(specs[kMapB], "b", args.b, args.n, meta.blockN / meta.clusterM);
   scales(specs[kMapSfa], "sfa", args.sfa, args.m, meta.blockM);
   scales(specs[kMapSfb], "sfb", args.sfb, args.n, meta.blockN);
 }

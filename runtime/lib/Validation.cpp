@@ -198,6 +198,12 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     else if (std::string(env) == "2")
       config.descSlots = 2;
   }
+  if (const char *env = std::getenv("DGEMM_CLUSTER_M")) {
+    if (std::string(env) == "1")
+      config.clusterM = 1;
+    else if (std::string(env) == "2")
+      config.clusterM = 2;
+  }
   return config;
 }
 

@@ -24,6 +24,10 @@ struct DGemmPipelineOptions
                         llvm::cl::desc("Descriptor slots per operand (0: the "
                                        "heuristic's choice)"),
                         llvm::cl::init(0)};
+  Option<int> clusterM{*this, "cluster-m",
+                       llvm::cl::desc("CTAs per cluster along M sharing the B "
+                                      "tile (0: the heuristic's choice)"),
+                       llvm::cl::init(0)};
   Option<int> scaleRegisterBudget{
       *this, "scale-register-budget",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(202)};

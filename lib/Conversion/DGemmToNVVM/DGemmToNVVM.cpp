@@ -91,6 +91,18 @@ private:
   Value tid(OpBuilder &b, Location loc) {
     return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
   }
+  /// This CTA's rank in its cluster: clusters are consecutive CTAs along x.
+  Value clusterRank(OpBuilder &b, Location loc) {
+    Value cta = b.create<NVVM::BlockIdXOp>(loc, b.getI32Type());
+    return b.create<LLVM::URemOp>(loc, cta, i32(b, loc, config.getClusterM()));
+  }
+  /// All threads of every CTA of the cluster (not warp-aligned).
+  void clusterSync(OpBuilder &b, Location loc) {
+    inlinePtx(b, loc,
+              "barrier.cluster.arrive.release;\n\t"
+              "barrier.cluster.wait.acquire;",
+              "~{memory}", ValueRange{});
+  }
   /// Address of descriptor slot `slot` of `operand` for this CTA:
   /// workspace + ((blockIdx.x * slots + slot) * 2 + operand) * 128.
   Value slotAddress(OpBuilder &b, Location loc, TmaOperand operand,
@@ -126,13 +138,19 @@ private:
   /// mispredicted uniform branch leaves lanes that have not acquired the
   /// phase running ahead into wgmma.*.sync.aligned. A plain `bra` lets ptxas
   /// reconverge the warp first.
-  void waitParity(OpBuilder &b, Location loc, Value bar, Value parity) {
+  /// `clusterScope`: the phase completes with arrivals from other CTAs of
+  /// the cluster (release.cluster), so the wait acquires at cluster scope.
+  void waitParity(OpBuilder &b, Location loc, Value bar, Value parity,
+                  bool clusterScope = false) {
     Value addr = b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), bar);
+    std::string ptx = std::string("{\n\t.reg .pred p;\n\twait:\n\t") +
+                      "mbarrier.try_wait.parity" +
+                      (clusterScope ? ".acquire.cluster" : "") +
+                      ".shared::cta.b64 p, [$0], $1, $2;\n\t"
+                      "@p bra done;\n\tbra wait;\n\tdone:\n\t}";
     b.create<LLVM::InlineAsmOp>(
         loc, TypeRange{}, ValueRange{addr, parity, i32(b, loc, 0x989680)},
-        "{\n\t.reg .pred p;\n\twait:\n\t"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1, $2;\n\t"
-        "@p bra done;\n\tbra wait;\n\tdone:\n\t}",
+        ptx,
         "r,r,r,~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
   }
@@ -198,7 +216,10 @@ void KernelLowering::lowerWait(WaitOp op) {
   // fresh barrier counts as released (its "previous" phase has parity 1).
   if (op.getBarrier() == BarrierKind::empty)
     parity = b.create<LLVM::XOrOp>(loc, parity, i32(b, loc, 1));
-  waitParity(b, loc, barrier(b, loc, op.getBarrier(), op.getStage()), parity);
+  // With a cluster, every CTA's math role releases each stage of both CTAs.
+  waitParity(b, loc, barrier(b, loc, op.getBarrier(), op.getStage()), parity,
+             op.getBarrier() == BarrierKind::empty &&
+                 config.getClusterM() > 1);
   op.erase();
 }
 
@@ -213,10 +234,31 @@ void KernelLowering::lowerArrive(ArriveOp op) {
     op.erase();
     return;
   }
+  // A release arrives on the stage's empty barrier of every CTA of the
+  // cluster: with multicast, each CTA's producer also writes the others'
+  // stages.
+  auto release = [&](OpBuilder &rb) {
+    rb.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value(),
+                                      NVVM::MemScopeKind::CTA,
+                                      /*relaxed=*/false);
+    if (config.getClusterM() == 1)
+      return;
+    Value local = rb.create<LLVM::PtrToIntOp>(loc, rb.getI32Type(), bar);
+    Value rank = clusterRank(rb, loc);
+    for (int64_t d = 1; d < config.getClusterM(); ++d) {
+      Value peer = rb.create<LLVM::URemOp>(
+          loc, rb.create<LLVM::AddOp>(loc, rank, i32(rb, loc, d)),
+          i32(rb, loc, config.getClusterM()));
+      inlinePtx(rb, loc,
+                "{\n\t.reg .b32 ra;\n\t"
+                "mapa.shared::cluster.u32 ra, $0, $1;\n\t"
+                "mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+                "[ra];\n\t}",
+                "r,r,~{memory}", ValueRange{local, peer});
+    }
+  };
   if (!releasePerWarp) {
-    b.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value(),
-                                     NVVM::MemScopeKind::CTA,
-                                     /*relaxed=*/false);
+    release(b);
     op.erase();
     return;
   }
@@ -231,8 +273,7 @@ void KernelLowering::lowerArrive(ArriveOp op) {
                                    i32(b, loc, 0)),
       /*withElseRegion=*/false);
   OpBuilder t = first.getThenBodyBuilder();
-  t.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value(),
-                                   NVVM::MemScopeKind::CTA, /*relaxed=*/false);
+  release(t);
   op.erase();
 }
 
@@ -262,6 +303,27 @@ void KernelLowering::lowerTmaLoad(TmaLoadOp op) {
     recordUse(b, loc, slot, op.getStage().getDefiningOp<StageOp>().getIteration());
   }
   Value bar = barrier(b, loc, BarrierKind::full, op.getStage());
+  if (op.getMulticast()) {
+    // This CTA's rows of the B tile land at the same offset of the stage in
+    // every CTA of the cluster and complete_tx on each one's full barrier.
+    int64_t share = layout.bBytes / config.getClusterM();
+    Value dst32 = b.create<LLVM::AddOp>(
+        loc, b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), dst),
+        b.create<LLVM::MulOp>(loc, clusterRank(b, loc), i32(b, loc, share)));
+    Value mask = b.create<LLVM::ConstantOp>(
+        loc, b.getI16Type(),
+        b.getI16IntegerAttr((1 << config.getClusterM()) - 1));
+    inlinePtx(b, loc,
+              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+              "complete_tx::bytes.multicast::cluster [$0], [$1, {$2, $3}], "
+              "[$4], $5;",
+              "r,l,r,r,r,h,~{memory}",
+              ValueRange{dst32, desc, op.getX(), op.getY(),
+                         b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), bar),
+                         mask});
+    op.erase();
+    return;
+  }
   b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
       loc, dst, desc, ValueRange{op.getX(), op.getY()}, bar, ValueRange{},
       Value(), Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/true,
@@ -722,13 +784,21 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
       ib.create<NVVM::MBarrierInitOp>(
           loc, barrier(ib, loc, BarrierKind::full, stage),
           i32(ib, loc, *ws.getFullArrivals()), Value());
+      // The recorded count is per CTA; every CTA of a cluster releases
+      // every CTA's stages.
       ib.create<NVVM::MBarrierInitOp>(
           loc, barrier(ib, loc, BarrierKind::empty, stage),
-          i32(ib, loc, *ws.getEmptyArrivals()), Value());
+          i32(ib, loc, *ws.getEmptyArrivals() * config.getClusterM()),
+          Value());
     }
     ib.create<NVVM::FenceMbarrierInitOp>(loc);
   }
-  b.create<NVVM::Barrier0Op>(loc);
+  // With a cluster, the peers' barriers must be initialized before any
+  // remote arrive or multicast complete_tx reaches them.
+  if (config.getClusterM() > 1)
+    clusterSync(b, loc);
+  else
+    b.create<NVVM::Barrier0Op>(loc);
 
   Value wg = b.create<arith::DivUIOp>(loc, t, i32(b, loc, 128));
   auto roles = b.create<scf::IfOp>(
@@ -752,6 +822,13 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
     Block *body = roles.elseBlock();
     body->getOperations().splice(std::prev(body->end()),
                                  ws.getMath().front().getOperations());
+  }
+  // No CTA may exit while a peer can still arrive on its barriers or
+  // multicast into its shared memory.
+  if (config.getClusterM() > 1) {
+    OpBuilder eb(ws->getContext());
+    eb.setInsertionPointAfter(roles);
+    clusterSync(eb, loc);
   }
   ws.erase();
 

@@ -123,6 +123,7 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     select.numSMs = pipeline.numSMs;
     select.smemBytes = pipeline.smemBytes;
     select.descSlots = pipeline.descSlots;
+    select.clusterM = pipeline.clusterM;
     pm.addPass(createDGemmSelectConfig(select));
     if (failed(pm.run(module)))
       return failure();
@@ -142,6 +143,8 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     for (heur::KernelConfig c : heur::candidateKGroupedConfigs(target)) {
       if (pipeline.descSlots > 0)
         c.descSlots = pipeline.descSlots;
+      if (pipeline.clusterM > 0)
+        c.clusterM = pipeline.clusterM;
       add(toConfigAttr(ctx, c));
     }
   }
@@ -207,6 +210,11 @@ llvm::cl::opt<bool> unsafeSkipProxyFence(
     llvm::cl::desc("TEST ONLY: generate kernels without the proxy fence "
                    "before stage releases that follow ld.shared"),
     llvm::cl::init(false));
+llvm::cl::opt<int> translateClusterM(
+    "cluster-m",
+    llvm::cl::desc("CTAs per cluster along M sharing the B tile by TMA "
+                   "multicast (0: the heuristic's choice)"),
+    llvm::cl::init(0));
 llvm::cl::opt<int> translateDescSlots(
     "desc-slots",
     llvm::cl::desc("Descriptor slots per operand (0: the heuristic's choice)"),
@@ -239,6 +247,7 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.skipDescriptorDrain = unsafeSkipDrain;
         pipeline.skipProxyFence = unsafeSkipProxyFence;
         pipeline.descSlots = translateDescSlots;
+        pipeline.clusterM = translateClusterM;
         pipeline.releasePerThread = translateReleasePerThread;
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
         pipeline.perChunkEpilogue = translatePerChunkEpilogue;

@@ -192,6 +192,16 @@ LogicalResult TmaLoadOp::verify() {
   if (!perGroup && getSlot())
     return emitOpError("scale loads use the kernel-parameter tensor map and "
                        "take no 'slot'");
+  if (getMulticast()) {
+    if (getOperand() != TmaOperand::b)
+      return emitOpError("only B is multicast (along a cluster_m = 2 "
+                         "cluster)");
+    ConfigAttr config = getKernelConfig(*this);
+    if (config && config.getClusterM() != 2)
+      return emitOpError("'multicast' needs a kernel config with cluster_m = "
+                         "2, got cluster_m = ")
+             << config.getClusterM();
+  }
   return success();
 }
 

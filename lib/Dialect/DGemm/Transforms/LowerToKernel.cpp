@@ -55,25 +55,41 @@ struct Emitter {
 
 /// The persistent tile schedule both roles walk: tile t = blockIdx.x, then
 /// every gridDim.x-th tile; tiles are ordered (group, m-block, n-block).
+/// With cluster_m = 2 the unit is a pair of m-blocks: cluster c (CTAs 2c and
+/// 2c + 1, its rank being blockIdx.x % 2) takes pair c, then every
+/// (gridDim.x / 2)-th pair, and rank r computes m-block 2 * pair + r. Both
+/// CTAs of a cluster thus always work on the same group and n-block (the B
+/// tile they share) with the same K. When the m-block count is odd the last
+/// pair's second m-block lies past M: its CTA loads zeros (TMA fills out of
+/// bounds) and stores nothing, but keeps the cluster's pipeline in step.
 struct TileSchedule {
-  Value first, step, total, tilesPerGroup, nBlocks;
+  Value first, step, total, tilesPerGroup, nBlocks, rank;
+  int64_t clusterM = 1;
 
   static TileSchedule build(Emitter &e, KernelOp kernel, ConfigAttr config) {
     TileSchedule s;
-    s.first = e.b.create<NVVM::BlockIdXOp>(e.loc, e.b.getI32Type());
-    s.step = e.b.create<NVVM::GridDimXOp>(e.loc, e.b.getI32Type());
+    s.clusterM = config.getClusterM();
+    Value cta = e.b.create<NVVM::BlockIdXOp>(e.loc, e.b.getI32Type());
+    Value grid = e.b.create<NVVM::GridDimXOp>(e.loc, e.b.getI32Type());
+    s.first = s.clusterM == 1 ? cta : e.div(cta, e.i32(s.clusterM));
+    s.step = s.clusterM == 1 ? grid : e.div(grid, e.i32(s.clusterM));
+    s.rank = s.clusterM == 1 ? e.i32(0) : e.rem(cta, e.i32(s.clusterM));
     Value mBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimM), config.getBlockM());
+    Value mUnits = s.clusterM == 1 ? mBlocks : e.ceilDiv(mBlocks, s.clusterM);
     s.nBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimN), config.getBlockN());
-    s.tilesPerGroup = e.mul(mBlocks, s.nBlocks);
+    s.tilesPerGroup = e.mul(mUnits, s.nBlocks);
     s.total = e.mul(s.tilesPerGroup, kernel.getArg(KernelOp::NumGroups));
     return s;
   }
 
-  /// (group, m-block, n-block) of tile `t`.
+  /// (group, m-block, n-block) of schedule unit `t` for this CTA.
   std::tuple<Value, Value, Value> decompose(Emitter &e, Value t) const {
     Value g = e.div(t, tilesPerGroup);
     Value r = e.rem(t, tilesPerGroup);
-    return {g, e.div(r, nBlocks), e.rem(r, nBlocks)};
+    Value mb = e.div(r, nBlocks);
+    if (clusterM != 1)
+      mb = e.add(e.mul(mb, e.i32(clusterM)), rank);
+    return {g, mb, e.rem(r, nBlocks)};
   }
 };
 
@@ -191,10 +207,22 @@ private:
       Value m0 = e.mul(mb, e.i32(config.getBlockM()));
       Value n0 = e.mul(nb, e.i32(config.getBlockN()));
       Value kbg = e.add(kbBase, kb);
-      b.create<TmaLoadOp>(loc, TmaOperand::a, stage, kx, m0, curSlot);
-      b.create<TmaLoadOp>(loc, TmaOperand::b, stage, kx, n0, curSlot);
-      b.create<TmaLoadOp>(loc, TmaOperand::sfa, stage, m0, kbg, Value());
-      b.create<TmaLoadOp>(loc, TmaOperand::sfb, stage, n0, kbg, Value());
+      b.create<TmaLoadOp>(loc, TmaOperand::a, stage, kx, m0, curSlot,
+                          /*multicast=*/false);
+      if (sched.clusterM == 1) {
+        b.create<TmaLoadOp>(loc, TmaOperand::b, stage, kx, n0, curSlot,
+                            /*multicast=*/false);
+      } else {
+        // This CTA's share of the B tile, multicast to the whole cluster.
+        Value half = e.i32(config.getBlockN() / sched.clusterM);
+        b.create<TmaLoadOp>(loc, TmaOperand::b, stage, kx,
+                            e.add(n0, e.mul(sched.rank, half)), curSlot,
+                            /*multicast=*/true);
+      }
+      b.create<TmaLoadOp>(loc, TmaOperand::sfa, stage, m0, kbg, Value(),
+                          /*multicast=*/false);
+      b.create<TmaLoadOp>(loc, TmaOperand::sfb, stage, n0, kbg, Value(),
+                          /*multicast=*/false);
       b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1))});
     }
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0), g, prefix,
@@ -273,10 +301,9 @@ struct LowerToKernelPass
         gemm.emitOpError("has no 'config': run dgemm-select-config first");
         return signalPassFailure();
       }
-      if (gemm.getConfig()->getClusterM() != 1 ||
-          gemm.getConfig()->getClusterN() != 1) {
-        gemm.emitOpError("TMA multicast (cluster_m/cluster_n = 2) is not "
-                         "lowered yet; use a 1x1 cluster");
+      if (gemm.getConfig()->getClusterN() != 1) {
+        gemm.emitOpError("multicast of A (cluster_n = 2) is not lowered; "
+                         "use cluster_n = 1 (cluster_m = 2 multicasts B)");
         return signalPassFailure();
       }
       // The kernel depends only on the configuration (M, N, G and every K

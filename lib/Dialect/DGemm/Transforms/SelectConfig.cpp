@@ -41,6 +41,8 @@ struct SelectConfigPass
       heur::KernelConfig config = heur::selectKGroupedConfig(problem, target);
       if (descSlots > 0)
         config.descSlots = descSlots;
+      if (clusterM > 0)
+        config.clusterM = clusterM;
       std::string problemText = heur::checkConfig(config, target);
       if (!problemText.empty()) {
         gemm.emitOpError("dgemm-select-config found no valid configuration: ")

@@ -234,11 +234,16 @@ def DGemm_TmaLoadOp : DGemm_Op<"tma.load",
     `cp.async.bulk.tensor` of the operand's box at (x, y) into stage `stage`.
     A and B go through descriptor slot `slot` (an async read of the slot); sfa
     and sfb through their kernel-parameter tensor maps.
+
+    `multicast` (B only, in a kernel whose config has `cluster_m = 2`): the
+    box is this CTA's half of the B tile (its rank's rows), written to the
+    same stage of both CTAs of the cluster. Each CTA's stage then receives the
+    whole tile, half from each CTA, so the declared write is the whole tile.
   }];
   let arguments = (ins DGemm_TmaOperandAttr:$operand, I32:$stage, I32:$x,
-                   I32:$y, Optional<I32>:$slot);
+                   I32:$y, Optional<I32>:$slot, UnitAttr:$multicast);
   let assemblyFormat = [{
-    `` $operand `stage` `(` $stage `)` `at` `(` $x `,` $y `)` (`slot` `(` $slot^ `)`)? attr-dict
+    `` $operand `stage` `(` $stage `)` `at` `(` $x `,` $y `)` (`slot` `(` $slot^ `)`)? (`multicast` $multicast^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{ int64_t getTxBytes(); }];

@@ -22,7 +22,10 @@ def DGemmSelectConfig : Pass<"dgemm-select-config", "ModuleOp"> {
            "Expected K per group for k-grouped problems (0: heuristic default)">,
     Option<"descSlots", "desc-slots", "int", "0",
            "Descriptor slots per operand (0: the heuristic's choice; 1 is "
-           "DeepGEMM's single rewritten descriptor)">
+           "DeepGEMM's single rewritten descriptor)">,
+    Option<"clusterM", "cluster-m", "int", "0",
+           "CTAs per cluster along M, which share (multicast) the B tile (0: "
+           "the heuristic's choice)">
   ];
   let statistics = [
     Statistic<"numSelected", "num-selected", "Configurations chosen">
