@@ -2,6 +2,7 @@
 
 #include "dgemm/Runtime/TensorMaps.h"
 
+#include <algorithm>
 #include <string>
 
 using namespace dgemm::runtime;
@@ -41,7 +42,8 @@ void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
   };
   operand(specs[kMapA], "a", args.a, args.m, meta.blockM);
   // With cluster_m CTAs sharing B, each loads (and multicasts) its share.
-  operand(specs[kMapB], "b", args.b, args.n, meta.blockN / meta.clusterM);
+  operand(specs[kMapB], "b", args.b, args.n,
+          meta.blockN / std::max(1, meta.clusterM));
   scales(specs[kMapSfa], "sfa", args.sfa, args.m, meta.blockM);
   scales(specs[kMapSfb], "sfb", args.sfb, args.n, meta.blockN);
 }

@@ -18,7 +18,7 @@ struct Described {
   TensorMapSpec specs[4];
 
   Described(int64_t m, int64_t n, std::vector<int32_t> groupKs, int blockM,
-            int blockN)
+            int blockN, int clusterM = 1)
       : ks(std::move(groupKs)) {
     args.a = reinterpret_cast<void *>(0x100000);
     args.sfa = reinterpret_cast<void *>(0x200000);
@@ -34,6 +34,8 @@ struct Described {
     EXPECT_TRUE(checkKGroupedArgs(args, &shape).ok());
     meta.blockM = blockM;
     meta.blockN = blockN;
+    meta.clusterM = clusterM;
+    meta.clusterN = 1;
     describeKGroupedTensorMaps(args, shape, meta, specs);
   }
 };
@@ -55,6 +57,15 @@ TEST(TensorMapsTest, OperandTemplates) {
   EXPECT_EQ(b.globalDim[1], 1024u);
   EXPECT_EQ(b.boxDim[1], 192u);
   EXPECT_EQ(b.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+TEST(TensorMapsTest, MulticastClusterLoadsHalfOfTheBTilePerCta) {
+  // With cluster_m = 2 each CTA loads its half of the B tile and multicasts
+  // it; A and the scales keep whole-tile boxes.
+  Described x(2048, 1024, {256, 128}, 128, 192, /*clusterM=*/2);
+  EXPECT_EQ(x.specs[kMapB].boxDim[1], 96u);
+  EXPECT_EQ(x.specs[kMapA].boxDim[1], 128u);
+  EXPECT_EQ(x.specs[kMapSfb].boxDim[0], 192u);
 }
 
 TEST(TensorMapsTest, ScaleMaps) {

@@ -138,19 +138,13 @@ private:
   /// mispredicted uniform branch leaves lanes that have not acquired the
   /// phase running ahead into wgmma.*.sync.aligned. A plain `bra` lets ptxas
   /// reconverge the warp first.
-  /// `clusterScope`: the phase completes with arrivals from other CTAs of
-  /// the cluster (release.cluster), so the wait acquires at cluster scope.
-  void waitParity(OpBuilder &b, Location loc, Value bar, Value parity,
-                  bool clusterScope = false) {
+  void waitParity(OpBuilder &b, Location loc, Value bar, Value parity) {
     Value addr = b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), bar);
-    std::string ptx = std::string("{\n\t.reg .pred p;\n\twait:\n\t") +
-                      "mbarrier.try_wait.parity" +
-                      (clusterScope ? ".acquire.cluster" : "") +
-                      ".shared::cta.b64 p, [$0], $1, $2;\n\t"
-                      "@p bra done;\n\tbra wait;\n\tdone:\n\t}";
     b.create<LLVM::InlineAsmOp>(
         loc, TypeRange{}, ValueRange{addr, parity, i32(b, loc, 0x989680)},
-        ptx,
+        "{\n\t.reg .pred p;\n\twait:\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1, $2;\n\t"
+        "@p bra done;\n\tbra wait;\n\tdone:\n\t}",
         "r,r,r,~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
   }
@@ -216,10 +210,7 @@ void KernelLowering::lowerWait(WaitOp op) {
   // fresh barrier counts as released (its "previous" phase has parity 1).
   if (op.getBarrier() == BarrierKind::empty)
     parity = b.create<LLVM::XOrOp>(loc, parity, i32(b, loc, 1));
-  // With a cluster, every CTA's math role releases each stage of both CTAs.
-  waitParity(b, loc, barrier(b, loc, op.getBarrier(), op.getStage()), parity,
-             op.getBarrier() == BarrierKind::empty &&
-                 config.getClusterM() > 1);
+  waitParity(b, loc, barrier(b, loc, op.getBarrier(), op.getStage()), parity);
   op.erase();
 }
 
@@ -249,11 +240,15 @@ void KernelLowering::lowerArrive(ArriveOp op) {
       Value peer = rb.create<LLVM::URemOp>(
           loc, rb.create<LLVM::AddOp>(loc, rank, i32(rb, loc, d)),
           i32(rb, loc, config.getClusterM()));
+      // CTA-scope release, as CUTLASS's ClusterBarrier::arrive: what must
+      // precede the peer's next multicast into this CTA's stage are this
+      // CTA's reads of it, already complete (wgmma.wait_group, and the proxy
+      // fence for ld.shared). A .release.cluster arrive costs a GPU-scope
+      // MEMBAR per warp per block in SASS.
       inlinePtx(rb, loc,
                 "{\n\t.reg .b32 ra;\n\t"
                 "mapa.shared::cluster.u32 ra, $0, $1;\n\t"
-                "mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
-                "[ra];\n\t}",
+                "mbarrier.arrive.shared::cluster.b64 _, [ra];\n\t}",
                 "r,r,~{memory}", ValueRange{local, peer});
     }
   };
