@@ -248,10 +248,23 @@ dgemm::heuristics::estimateKGroupedMakespanUs(const KGroupedProblem &problem,
   return everyCta + worst;
 }
 
+/// One candidate per tile shape, without multicast, in preference order.
+static std::vector<KernelConfig> tileCandidates(const Target &target) {
+  std::vector<KernelConfig> candidates;
+  for (int blockM : kCandidateBlockM) {
+    for (int blockN : kCandidateBlockN) {
+      KernelConfig config = makeCandidate(blockM, blockN, target);
+      if (checkConfig(config, target).empty())
+        candidates.push_back(config);
+    }
+  }
+  return candidates;
+}
+
 KernelConfig
 dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
                                         const Target &target) {
-  std::vector<KernelConfig> candidates = candidateKGroupedConfigs(target);
+  std::vector<KernelConfig> candidates = tileCandidates(target);
   if (candidates.empty()) // Nothing fits; let checkConfig report why.
     return makeCandidate(128, 128, target);
 
@@ -260,21 +273,33 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
     makespans.push_back(estimateKGroupedMakespanUs(problem, c, target));
   double best = *std::min_element(makespans.begin(), makespans.end());
   // Candidates are in preference order, so the first near-best one wins.
+  KernelConfig chosen = candidates.front();
   for (size_t i = 0; i < candidates.size(); ++i)
-    if (makespans[i] <= best * (1 + kTieTolerance))
-      return candidates[i];
-  return candidates.front();
+    if (makespans[i] <= best * (1 + kTieTolerance)) {
+      chosen = candidates[i];
+      break;
+    }
+  // Pairs of CTAs on neighbouring m-blocks share the B tile by TMA
+  // multicast, halving its L2 reads. Only with an even m-block count: an
+  // odd one leaves the last pair's second CTA computing a tile past M.
+  int64_t mBlocks = (problem.m + chosen.blockM - 1) / chosen.blockM;
+  KernelConfig paired = chosen;
+  paired.clusterM = 2;
+  if (mBlocks % 2 == 0 && checkConfig(paired, target).empty())
+    return paired;
+  return chosen;
 }
 
 std::vector<KernelConfig>
 dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
-  std::vector<KernelConfig> candidates;
-  for (int blockM : kCandidateBlockM) {
-    for (int blockN : kCandidateBlockN) {
-      KernelConfig config = makeCandidate(blockM, blockN, target);
-      if (checkConfig(config, target).empty())
-        candidates.push_back(config);
-    }
+  // Every tile shape, then the same shapes with cluster_m = 2.
+  std::vector<KernelConfig> candidates = tileCandidates(target);
+  size_t tiles = candidates.size();
+  for (size_t i = 0; i < tiles; ++i) {
+    KernelConfig paired = candidates[i];
+    paired.clusterM = 2;
+    if (checkConfig(paired, target).empty())
+      candidates.push_back(paired);
   }
   return candidates;
 }

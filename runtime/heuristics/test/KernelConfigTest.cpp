@@ -275,14 +275,14 @@ TEST(KernelConfig, ToMeta) {
 TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
   Target h200;
   std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
-  EXPECT_EQ(candidates.size(), 14u);
+  EXPECT_EQ(candidates.size(), 28u);
   std::set<std::string> names;
   for (const KernelConfig &c : candidates) {
     SCOPED_TRACE(c.entryName());
     EXPECT_EQ(checkConfig(c, h200), "");
     EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, h200));
     EXPECT_EQ(c.descSlots, 2);
-    EXPECT_EQ(c.clusterM, 1);
+    EXPECT_EQ(c.clusterM, &c - candidates.data() < 14 ? 1 : 2);
     EXPECT_EQ(c.clusterN, 1);
     EXPECT_EQ(c.numSMs, 132);
     EXPECT_EQ(c.blockN % 16, 0);
@@ -297,7 +297,10 @@ TEST(Candidates, DeterministicOrder) {
   ASSERT_FALSE(a.empty());
   // Preference order: block_m = 128 first, larger block_n first.
   EXPECT_EQ(a.front().entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2");
-  EXPECT_EQ(a.back().entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2");
+  // Then the same tiles with B multicast across CTA pairs.
+  EXPECT_EQ(a[13].entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2");
+  EXPECT_EQ(a.back().entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1");
 }
 
 TEST(Candidates, FollowTheTarget) {
@@ -447,23 +450,34 @@ TEST_P(DeepGemmKGroupedShapes, Pinned) {
   EXPECT_EQ(c.blockM, 128);
   EXPECT_EQ(c.mathWarpgroups, 2);
   EXPECT_EQ(c.numSMs, 132);
+  EXPECT_EQ(c.clusterM, 2); // even m-block counts: B is multicast
   EXPECT_EQ(checkConfig(c, h200), "");
+}
+
+TEST(Select, OddMBlockCountKeepsSingleCtaClusters) {
+  // 17 m-blocks of 128: a pair would leave one CTA computing past M.
+  KernelConfig c =
+      selectKGroupedConfig(uniformProblem(4, 17 * 128, 2048, 1024), Target());
+  EXPECT_EQ(c.clusterM, 1);
+  KernelConfig even =
+      selectKGroupedConfig(uniformProblem(4, 16 * 128, 2048, 1024), Target());
+  EXPECT_EQ(even.clusterM, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     H200, DeepGemmKGroupedShapes,
     ::testing::Values(PinnedShape{"G4_M4096_N7168_K8192", 4, 4096, 7168, 8192,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
                       PinnedShape{"G4_M7168_N2048_K8192", 4, 7168, 2048, 8192,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
                       PinnedShape{"G8_M4096_N7168_K4096", 8, 4096, 7168, 4096,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
                       PinnedShape{"G8_M7168_N2048_K4096", 8, 7168, 2048, 4096,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1"},
                       PinnedShape{"G16_M4096_N7168_K2048", 16, 4096, 7168, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
                       PinnedShape{"G16_M7168_N2048_K2048", 16, 7168, 2048, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"}),
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"}),
     [](const ::testing::TestParamInfo<PinnedShape> &info) {
       return std::string(info.param.name);
     });
@@ -476,7 +490,8 @@ TEST(Select, SeedShapePinned) {
   p.numGroups = 4;
   p.ks = {256, 128, 128, 256};
   KernelConfig c = selectKGroupedConfig(p, Target());
-  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2");
+  // 16 m-blocks: CTA pairs share (multicast) the B tile.
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1");
   EXPECT_EQ(c.threads(), 384);
   EXPECT_EQ(c.smemBytes(), 203872);
 }

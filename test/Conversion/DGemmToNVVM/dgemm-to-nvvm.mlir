@@ -1,6 +1,20 @@
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=per-chunk-epilogue --canonicalize | FileCheck %s --check-prefix=PER-CHUNK
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=per-chunk-epilogue --canonicalize | FileCheck %s --check-prefix=PER-CHUNK
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MC
+
+// With cluster_m = 2: every empty barrier counts the 8 warps of both CTAs;
+// the CTAs of a cluster sync after barrier initialization; a release arrives
+// on this CTA's barrier and, through mapa, on the peer's; this CTA's half of
+// B is multicast (mask 0b11) at offset rank * 8192 of the stage.
+// MC-DAG: %[[SIXTEEN:.+]] = llvm.mlir.constant(16 : i32)
+// MC-DAG: %[[MASK:.+]] = llvm.mlir.constant(3 : i16)
+// MC: nvvm.mbarrier.init {{.*}}, %[[SIXTEEN]]
+// MC: barrier.cluster.arrive.release
+// MC: multicast::cluster {{.*}}, %[[MASK]] :
+// MC: nvvm.mbarrier.arrive
+// MC: mapa.shared::cluster.u32
+// MC: barrier.cluster.arrive.release
 
 // The kernel becomes an LLVM function: tensor maps by value as grid
 // constants, a register cap for setmaxnreg (384 threads, 1 CTA per SM), one

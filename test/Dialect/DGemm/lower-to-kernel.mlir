@@ -1,5 +1,14 @@
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel=scale-register-budget=0 | FileCheck %s --check-prefix=LATE --implicit-check-not=dgemm.load_scales
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=scale-register-budget=0 | FileCheck %s --check-prefix=LATE --implicit-check-not=dgemm.load_scales
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel | FileCheck %s --check-prefix=MC
+
+// With cluster_m = 2 each CTA of a pair loads its own A tile and half of the
+// shared B tile, which it multicasts to both CTAs.
+// MC-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1
+// MC: dgemm.tma.load a stage({{%.+}}) at({{%.+}}, {{%.+}}) slot({{%.+}}){{$}}
+// MC: dgemm.tma.load b stage({{%.+}}) at({{%.+}}, {{%.+}}) slot({{%.+}}) multicast
+// MC-NEXT: dgemm.tma.load sfa
+// MC-NEXT: dgemm.tma.load sfb
 
 // The kernel builder emits only operations that declare their effects: no
 // barrier, wait or fence appears before dgemm-place-sync. The description is

@@ -1,9 +1,10 @@
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --canonicalize --dgemm-place-sync | FileCheck %s
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync -o /dev/null
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-descriptor-drain | FileCheck %s --check-prefix=UNSAFE
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread | FileCheck %s --check-prefix=PER-THREAD
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence | FileCheck %s --check-prefix=NO-FENCE
-// RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize --dgemm-place-sync | FileCheck %s
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync -o /dev/null
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync -o /dev/null
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-descriptor-drain | FileCheck %s --check-prefix=UNSAFE
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread | FileCheck %s --check-prefix=PER-THREAD
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence | FileCheck %s --check-prefix=NO-FENCE
+// RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
 
 // NO-FENCE-NOT: dgemm.proxy.fence
 // REJECT: error: releases a stage to the producer's async-proxy (TMA) writes while a generic-proxy read of it is not fenced

@@ -13,7 +13,7 @@
 // RUN: dgemm-opt %s --dgemm-select-config | FileCheck %s --check-prefix=KEEP
 
 // G4-LABEL: dgemm.gemm @g4_4096x7168
-// G4-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+// G4-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 2, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
 // SMALL-LABEL: dgemm.gemm @g4_4096x7168
 // SMALL-SAME: stages = 2
 // SMALL-SAME: num_sms = 78

@@ -38,7 +38,7 @@ struct KGroupedProblem {
 struct KernelConfig {
   int blockM = 128, blockN = 128, blockK = 128, stages = 0, descSlots = 2,
       mathWarpgroups = 2;
-  int clusterM = 1, clusterN = 1; // TMA multicast: only 1x1 is lowered today
+  int clusterM = 1, clusterN = 1; // cluster_m = 2 multicasts B; cluster_n = 2 is not lowered
   int swizzleA = 128, swizzleB = 128; // bytes
   int numSMs = 132;
 
@@ -76,12 +76,15 @@ double estimateKGroupedMakespanUs(const KGroupedProblem &problem,
                                   const KernelConfig &config,
                                   const Target &target);
 
-/// The candidate with the smallest modelled makespan (see docs/Heuristics.md).
+/// The tile with the smallest modelled makespan (see docs/Heuristics.md),
+/// with cluster_m = 2 (B multicast across CTA pairs) when the m-block count
+/// is even.
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
 
 /// Every config selectKGroupedConfig can return for `target`, in a fixed
-/// order without duplicates; used to pre-build the kernel bundle.
+/// order without duplicates (every tile shape, then each with cluster_m =
+/// 2); used to pre-build the kernel bundle.
 std::vector<KernelConfig> candidateKGroupedConfigs(const Target &target);
 
 } // namespace heuristics
