@@ -248,6 +248,9 @@ dgemm::heuristics::estimateKGroupedMakespanUs(const KGroupedProblem &problem,
   return everyCta + worst;
 }
 
+/// Narrowest output (N) for which selectKGroupedConfig multicasts B.
+constexpr int64_t kMulticastMinN = 4096;
+
 /// One candidate per tile shape, without multicast, in preference order.
 static std::vector<KernelConfig> tileCandidates(const Target &target) {
   std::vector<KernelConfig> candidates;
@@ -280,12 +283,15 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
       break;
     }
   // Pairs of CTAs on neighbouring m-blocks share the B tile by TMA
-  // multicast, halving its L2 reads. Only with an even m-block count: an
-  // odd one leaves the last pair's second CTA computing a tile past M.
+  // multicast, halving its L2 reads. Only with an even m-block count (an
+  // odd one leaves the last pair's second CTA computing a tile past M), and
+  // only for wide outputs: on the H200 it gained 3-11% at N = 7168 and
+  // nothing (or lost) at N = 2048 (bench/NOTES.md).
   int64_t mBlocks = (problem.m + chosen.blockM - 1) / chosen.blockM;
   KernelConfig paired = chosen;
   paired.clusterM = 2;
-  if (mBlocks % 2 == 0 && checkConfig(paired, target).empty())
+  if (mBlocks % 2 == 0 && problem.n >= kMulticastMinN &&
+      checkConfig(paired, target).empty())
     return paired;
   return chosen;
 }

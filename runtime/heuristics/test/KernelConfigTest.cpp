@@ -450,18 +450,22 @@ TEST_P(DeepGemmKGroupedShapes, Pinned) {
   EXPECT_EQ(c.blockM, 128);
   EXPECT_EQ(c.mathWarpgroups, 2);
   EXPECT_EQ(c.numSMs, 132);
-  EXPECT_EQ(c.clusterM, 2); // even m-block counts: B is multicast
+  // Even m-block counts; B is multicast only for the wide (N = 7168) ones.
+  EXPECT_EQ(c.clusterM, s.n >= 4096 ? 2 : 1);
   EXPECT_EQ(checkConfig(c, h200), "");
 }
 
-TEST(Select, OddMBlockCountKeepsSingleCtaClusters) {
+TEST(Select, MulticastNeedsEvenMBlocksAndWideN) {
   // 17 m-blocks of 128: a pair would leave one CTA computing past M.
-  KernelConfig c =
-      selectKGroupedConfig(uniformProblem(4, 17 * 128, 2048, 1024), Target());
-  EXPECT_EQ(c.clusterM, 1);
+  KernelConfig odd =
+      selectKGroupedConfig(uniformProblem(4, 17 * 128, 7168, 1024), Target());
+  EXPECT_EQ(odd.clusterM, 1);
   KernelConfig even =
-      selectKGroupedConfig(uniformProblem(4, 16 * 128, 2048, 1024), Target());
+      selectKGroupedConfig(uniformProblem(4, 16 * 128, 7168, 1024), Target());
   EXPECT_EQ(even.clusterM, 2);
+  KernelConfig narrow =
+      selectKGroupedConfig(uniformProblem(4, 16 * 128, 2048, 1024), Target());
+  EXPECT_EQ(narrow.clusterM, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -469,15 +473,15 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(PinnedShape{"G4_M4096_N7168_K8192", 4, 4096, 7168, 8192,
                                   "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
                       PinnedShape{"G4_M7168_N2048_K8192", 4, 7168, 2048, 8192,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
                       PinnedShape{"G8_M4096_N7168_K4096", 8, 4096, 7168, 4096,
                                   "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
                       PinnedShape{"G8_M7168_N2048_K4096", 8, 7168, 2048, 4096,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2"},
                       PinnedShape{"G16_M4096_N7168_K2048", 16, 4096, 7168, 2048,
                                   "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
                       PinnedShape{"G16_M7168_N2048_K2048", 16, 7168, 2048, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"}),
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"}),
     [](const ::testing::TestParamInfo<PinnedShape> &info) {
       return std::string(info.param.name);
     });
@@ -490,8 +494,8 @@ TEST(Select, SeedShapePinned) {
   p.numGroups = 4;
   p.ks = {256, 128, 128, 256};
   KernelConfig c = selectKGroupedConfig(p, Target());
-  // 16 m-blocks: CTA pairs share (multicast) the B tile.
-  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1");
+  // N = 2048 is too narrow for B multicast to pay.
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2");
   EXPECT_EQ(c.threads(), 384);
   EXPECT_EQ(c.smemBytes(), 203872);
 }

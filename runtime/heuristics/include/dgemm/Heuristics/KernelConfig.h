@@ -78,7 +78,7 @@ double estimateKGroupedMakespanUs(const KGroupedProblem &problem,
 
 /// The tile with the smallest modelled makespan (see docs/Heuristics.md),
 /// with cluster_m = 2 (B multicast across CTA pairs) when the m-block count
-/// is even.
+/// is even and N >= 4096.
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
 
