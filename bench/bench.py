@@ -264,6 +264,11 @@ class ConfigOracle:
         end = base + ctypes.sizeof(arr)
         prob = _Problem(m, n, len(ks), base, end, end, 0)
         c = self.fn(ctypes.byref(prob), ctypes.byref(self.target))
+        # The runtime applies these overrides after the heuristics; so does the column.
+        if os.environ.get("DGEMM_DESC_SLOTS") in ("1", "2"):
+            c.descSlots = int(os.environ["DGEMM_DESC_SLOTS"])
+        if os.environ.get("DGEMM_CLUSTER_M") in ("1", "2"):
+            c.clusterM = int(os.environ["DGEMM_CLUSTER_M"])
         plausible = (c.blockM in (64, 128) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
                      and c.blockN % 8 == 0 and 1 <= c.stages <= 64 and 1 <= c.descSlots <= 64
                      and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8)
