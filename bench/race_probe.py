@@ -58,7 +58,9 @@ def probe(g, m, n, k, calls):
     name, bm, bn, sms = config_for(m, n, ks)
     tm, tn = (m + bm - 1) // bm, (n + bn - 1) // bn
     tiles = g * tm * tn
-    grid = min(tiles, sms)
+    cluster = 2 if name.endswith("_c2x1") else 1
+    grid = max(cluster, min(tiles, sms) // cluster * cluster)
+    units_per_group = -(-tm // cluster) * tn   # schedule units: m-block pairs with clusters
     torch.manual_seed(0)
     xa = torch.randn(sum(ks), m, device="cuda", dtype=torch.bfloat16)
     xb = torch.randn(sum(ks), n, device="cuda", dtype=torch.bfloat16)
@@ -93,9 +95,13 @@ def probe(g, m, n, k, calls):
     for gi, r, col in sample.tolist():
         mb, nb = r // bm, col // bn
         t = gi * tm * tn + mb * tn + nb
-        cta, order = t % grid, t // grid
-        prev_t = t - grid
-        first = prev_t < 0 or prev_t // (tm * tn) != gi
+        # The kernel's schedule: unit u = (group, m-block pair, n-block);
+        # cluster c takes units c, c + grid / cluster, ...; rank = m-block % cluster.
+        u = gi * units_per_group + (mb // cluster) * tn + nb
+        clusters = grid // cluster
+        cta, order = (u % clusters) * cluster + mb % cluster, u // clusters
+        prev_u = u - clusters
+        first = prev_u < 0 or prev_u // units_per_group != gi
         rr, cc = r % bm, col % bn
         wg, r64 = rr // 64, rr % 64
         warp, lane = r64 // 16, (r64 % 8) * 4 + (cc % 8) // 2

@@ -184,6 +184,11 @@ std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
   if (c.clusterM == 2 && c.clusterN == 2)
     return "cluster_m and cluster_n must not both be 2 (multicast along one "
            "dimension only)";
+  if (c.clusterM == 2 && c.blockN % 16 != 0)
+    return violation("block_n",
+                     "be a multiple of 16 with cluster_m = 2 (each CTA's half "
+                     "of the B tile must start on a 1024-byte swizzle atom)",
+                     c.blockN);
   if (c.swizzleA != 128)
     return violation("swizzle_a",
                      "be 128 (bytes: one 128-byte FP8 K row per TMA box row)",

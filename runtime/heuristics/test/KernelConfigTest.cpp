@@ -203,6 +203,18 @@ TEST(CheckConfig, RejectsClusterDims) {
   expectRejected(c, "cluster_n");
 }
 
+TEST(CheckConfig, MulticastNeedsBlockNMultipleOf16) {
+  // Each CTA of a pair loads block_n / 2 rows of B at offset rank * block_n
+  // / 2 * 128 bytes, which must be a whole 1024-byte 128B-swizzle atom.
+  KernelConfig c = validConfig();
+  c.clusterM = 2;
+  c.stages = 4; // within the shared memory limit for both widths below
+  c.blockN = 200;
+  expectRejected(c, "block_n");
+  c.blockN = 192;
+  EXPECT_EQ(checkConfig(c, Target()), "");
+}
+
 TEST(CheckConfig, RejectsSwizzle) {
   KernelConfig c = validConfig();
   c.swizzleA = 64;
