@@ -298,30 +298,26 @@ void KernelLowering::lowerTmaLoad(TmaLoadOp op) {
     recordUse(b, loc, slot, op.getStage().getDefiningOp<StageOp>().getIteration());
   }
   Value bar = barrier(b, loc, BarrierKind::full, op.getStage());
+  // A multicast load writes this CTA's rows of the B tile at the same offset
+  // of the stage in every CTA of the cluster and completes the bytes on each
+  // one's full barrier.
+  Value mask;
   if (op.getMulticast()) {
-    // This CTA's rows of the B tile land at the same offset of the stage in
-    // every CTA of the cluster and complete_tx on each one's full barrier.
-    int64_t share = layout.bBytes / config.getClusterM();
-    Value dst32 = b.create<LLVM::AddOp>(
-        loc, b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), dst),
-        b.create<LLVM::MulOp>(loc, clusterRank(b, loc), i32(b, loc, share)));
-    Value mask = b.create<LLVM::ConstantOp>(
+    Value share = b.create<LLVM::MulOp>(
+        loc, clusterRank(b, loc),
+        i32(b, loc, layout.bBytes / config.getClusterM()));
+    dst = b.create<LLVM::GEPOp>(loc, dst.getType(), b.getI8Type(), dst,
+                                ValueRange{share});
+    // The destination is named in the shared::cluster window.
+    dst = b.create<LLVM::AddrSpaceCastOp>(
+        loc, LLVM::LLVMPointerType::get(ctx, 7), dst);
+    mask = b.create<LLVM::ConstantOp>(
         loc, b.getI16Type(),
         b.getI16IntegerAttr((1 << config.getClusterM()) - 1));
-    inlinePtx(b, loc,
-              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-              "complete_tx::bytes.multicast::cluster [$0], [$1, {$2, $3}], "
-              "[$4], $5;",
-              "r,l,r,r,r,h,~{memory}",
-              ValueRange{dst32, desc, op.getX(), op.getY(),
-                         b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), bar),
-                         mask});
-    op.erase();
-    return;
   }
   b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
       loc, dst, desc, ValueRange{op.getX(), op.getY()}, bar, ValueRange{},
-      Value(), Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/true,
+      mask, Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/!mask,
       NVVM::CTAGroupKindAttr(), Value());
   op.erase();
 }

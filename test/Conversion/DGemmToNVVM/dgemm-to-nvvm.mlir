@@ -11,7 +11,8 @@
 // MC-DAG: %[[MASK:.+]] = llvm.mlir.constant(3 : i16)
 // MC: nvvm.mbarrier.init {{.*}}, %[[SIXTEEN]]
 // MC: barrier.cluster.arrive.release
-// MC: multicast::cluster {{.*}}, %[[MASK]] :
+// MC: llvm.addrspacecast {{.*}} : !llvm.ptr<3> to !llvm.ptr<7>
+// MC-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} multicast_mask = %[[MASK]] : !llvm.ptr<7>
 // MC: nvvm.mbarrier.arrive
 // MC: mapa.shared::cluster.u32
 // MC: barrier.cluster.arrive.release
