@@ -5,24 +5,22 @@
         python3 bench/profile_one.py G:M:N:K [CALLS]
 
 K is the per-group token count (all groups equal)."""
+import os
 import sys
 
 import torch
 
 import dgemm
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from race_probe import uniform_inputs  # noqa: E402
+
 
 def main():
     g, m, n, k = (int(v) for v in sys.argv[1].split(":"))
     calls = int(sys.argv[2]) if len(sys.argv) > 2 else 4
     ks = [k] * g
-    torch.manual_seed(0)
-    a = dgemm.make_k_grouped_operand(
-        torch.randn(sum(ks), m, device="cuda", dtype=torch.bfloat16), ks)
-    b = dgemm.make_k_grouped_operand(
-        torch.randn(sum(ks), n, device="cuda", dtype=torch.bfloat16), ks)
-    kt = torch.tensor(ks, dtype=torch.int32, device="cuda")
-    c = torch.randn(g, m, n, device="cuda", dtype=torch.float32)
+    a, b, kt, c = uniform_inputs(m, n, ks)
     d = torch.empty_like(c)
     for _ in range(calls):
         dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, kt, c)

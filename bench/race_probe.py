@@ -28,6 +28,18 @@ BK = 128
 CHECK_FLOP_LIMIT = 2e11
 
 
+def uniform_inputs(m, n, ks, seed=0):
+    """Fixed random operands for groups of K tokens ks: (a, b, ks_tensor, c)."""
+    torch.manual_seed(seed)
+    xa = torch.randn(sum(ks), m, device="cuda", dtype=torch.bfloat16)
+    xb = torch.randn(sum(ks), n, device="cuda", dtype=torch.bfloat16)
+    a = dgemm.make_k_grouped_operand(xa, ks)
+    b = dgemm.make_k_grouped_operand(xb, ks)
+    kt = torch.tensor(ks, dtype=torch.int32, device="cuda")
+    c = torch.randn(len(ks), m, n, device="cuda", dtype=torch.float32)
+    return a, b, kt, c
+
+
 def config_for(m, n, ks):
     lib = dgemm._runtime.load()
     props = torch.cuda.get_device_properties(0)
@@ -61,13 +73,7 @@ def probe(g, m, n, k, calls):
     cluster = 2 if name.endswith("_c2x1") else 1
     grid = max(cluster, min(tiles, sms) // cluster * cluster)
     units_per_group = -(-tm // cluster) * tn   # schedule units: m-block pairs with clusters
-    torch.manual_seed(0)
-    xa = torch.randn(sum(ks), m, device="cuda", dtype=torch.bfloat16)
-    xb = torch.randn(sum(ks), n, device="cuda", dtype=torch.bfloat16)
-    a = dgemm.make_k_grouped_operand(xa, ks)
-    b = dgemm.make_k_grouped_operand(xb, ks)
-    kt = torch.tensor(ks, dtype=torch.int32, device="cuda")
-    c = torch.randn(g, m, n, device="cuda", dtype=torch.float32)
+    a, b, kt, c = uniform_inputs(m, n, ks)
     d = torch.empty_like(c)
     outs = []
     for _ in range(calls):

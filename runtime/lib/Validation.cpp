@@ -192,18 +192,15 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     const heuristics::Target &target) {
   KernelConfig config = heuristics::selectKGroupedConfig(
       makeProblem(m, n, numGroups, ksHost), target);
-  if (const char *env = std::getenv("DGEMM_DESC_SLOTS")) {
-    if (std::string(env) == "1")
-      config.descSlots = 1;
-    else if (std::string(env) == "2")
-      config.descSlots = 2;
-  }
-  if (const char *env = std::getenv("DGEMM_CLUSTER_M")) {
-    if (std::string(env) == "1")
-      config.clusterM = 1;
-    else if (std::string(env) == "2")
-      config.clusterM = 2;
-  }
+  // Experiment overrides: "1" or "2" replaces the field, anything else is
+  // ignored.
+  auto override12 = [](const char *name, int &field) {
+    if (const char *env = std::getenv(name))
+      if (std::string(env) == "1" || std::string(env) == "2")
+        field = env[0] - '0';
+  };
+  override12("DGEMM_DESC_SLOTS", config.descSlots);
+  override12("DGEMM_CLUSTER_M", config.clusterM);
   return config;
 }
 

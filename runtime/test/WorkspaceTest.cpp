@@ -116,4 +116,22 @@ TEST(WorkspaceTest, DescSlotsOverrideFromEnvironment) {
             2);
   ::unsetenv("DGEMM_DESC_SLOTS");
 }
+
+TEST(WorkspaceTest, ClusterOverrideFromEnvironment) {
+  // 4096 x 7168: 32 m-blocks and a wide N, so the heuristics pair CTAs.
+  const std::vector<int32_t> ks = {1024, 1024};
+  Target target;
+  ::unsetenv("DGEMM_CLUSTER_M");
+  KernelConfig chosen = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  EXPECT_EQ(chosen.clusterM, 2);
+  ::setenv("DGEMM_CLUSTER_M", "1", 1);
+  KernelConfig single = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  EXPECT_EQ(single.clusterM, 1);
+  EXPECT_EQ(single.blockN, chosen.blockN);
+  ::setenv("DGEMM_CLUSTER_M", "2", 1);
+  EXPECT_EQ(chooseKGroupedConfig(2048, 2048, 2, ks.data(), target).clusterM, 2);
+  ::setenv("DGEMM_CLUSTER_M", "3", 1); // ignored
+  EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target).clusterM, 2);
+  ::unsetenv("DGEMM_CLUSTER_M");
+}
 } // namespace

@@ -518,23 +518,23 @@ struct StageScales {
   Value sfa, sfb;
   Fragment f;
   Value sfaOf(OpBuilder &b, Location loc, int i) const {
-    Type f32 = b.getF32Type();
-    Value row = b.create<arith::AddIOp>(
-        loc, f.rowInTile,
-        b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 8 * i));
-    Value p = b.create<LLVM::GEPOp>(loc, sfa.getType(), f32, sfa,
-                                    ValueRange{row});
-    return b.create<LLVM::LoadOp>(loc, f32, p, /*align=*/4);
+    return load(b, loc, sfa, f.rowInTile, 8 * i, b.getF32Type(), 4);
   }
   Value sfbPairOf(OpBuilder &b, Location loc, int64_t j) const {
-    Type f32 = b.getF32Type();
-    Value col = b.create<arith::AddIOp>(
-        loc, f.colInTile,
-        b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 8 * j));
-    Value p = b.create<LLVM::GEPOp>(loc, sfb.getType(), f32, sfb,
-                                    ValueRange{col});
-    return b.create<LLVM::LoadOp>(loc, VectorType::get({2}, f32), p,
-                                  /*align=*/8);
+    return load(b, loc, sfb, f.colInTile, 8 * j,
+                VectorType::get({2}, b.getF32Type()), 8);
+  }
+
+private:
+  /// `type` at float index `index + offset` of `base`.
+  static Value load(OpBuilder &b, Location loc, Value base, Value index,
+                    int64_t offset, Type type, unsigned align) {
+    Value at = b.create<arith::AddIOp>(
+        loc, index,
+        b.create<arith::ConstantIntOp>(loc, b.getI32Type(), offset));
+    Value p = b.create<LLVM::GEPOp>(loc, base.getType(), b.getF32Type(), base,
+                                    ValueRange{at});
+    return b.create<LLVM::LoadOp>(loc, type, p, align);
   }
 };
 

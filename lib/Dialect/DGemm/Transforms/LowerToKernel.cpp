@@ -63,7 +63,8 @@ struct Emitter {
 /// pair's second m-block lies past M: its CTA loads zeros (TMA fills out of
 /// bounds) and stores nothing, but keeps the cluster's pipeline in step.
 struct TileSchedule {
-  Value first, step, total, tilesPerGroup, nBlocks, rank;
+  Value first, step, total, tilesPerGroup, nBlocks;
+  Value rank; ///< this CTA's rank in its cluster; null without clusters
   int64_t clusterM = 1;
 
   static TileSchedule build(Emitter &e, KernelOp kernel, ConfigAttr config) {
@@ -73,7 +74,8 @@ struct TileSchedule {
     Value grid = e.b.create<NVVM::GridDimXOp>(e.loc, e.b.getI32Type());
     s.first = s.clusterM == 1 ? cta : e.div(cta, e.i32(s.clusterM));
     s.step = s.clusterM == 1 ? grid : e.div(grid, e.i32(s.clusterM));
-    s.rank = s.clusterM == 1 ? e.i32(0) : e.rem(cta, e.i32(s.clusterM));
+    if (s.clusterM != 1)
+      s.rank = e.rem(cta, e.i32(s.clusterM));
     Value mBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimM), config.getBlockM());
     Value mUnits = s.clusterM == 1 ? mBlocks : e.ceilDiv(mBlocks, s.clusterM);
     s.nBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimN), config.getBlockN());

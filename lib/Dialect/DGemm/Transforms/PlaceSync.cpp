@@ -35,6 +35,10 @@ namespace {
 struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPass> {
   using Base::Base;
 
+  /// For the warp_specialize being placed: releases after generic stage
+  /// reads need a proxy fence.
+  bool fenceGenericReads = false;
+
   /// Phase parity of a stage value: stages are produced by dgemm.stage.
   FailureOr<Value> phaseOf(Operation *user, Value stage) {
     if (auto st = stage.getDefiningOp<StageOp>())
@@ -164,8 +168,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     for (auto [stage, after] : releaseAfter) {
       OpBuilder b(after->getContext());
       b.setInsertionPointAfter(after);
-      if (!skipProxyFence && genericRead.contains(stage) &&
-          refilledAsynchronously(block)) {
+      if (fenceGenericReads && genericRead.contains(stage)) {
         b.create<ProxyFenceOp>(after->getLoc());
         ++numFences;
       }
@@ -176,14 +179,9 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     return success();
   }
 
-  /// Whether the producer role of the warp_specialize around `block` writes
-  /// stages through the async proxy (TMA).
-  static bool refilledAsynchronously(Block &block) {
-    auto ws = block.getParentOp()->getParentOfType<WarpSpecializeOp>();
-    if (!ws)
-      ws = dyn_cast<WarpSpecializeOp>(block.getParentOp());
-    if (!ws)
-      return true;
+  /// Whether the producer role writes stages through the async proxy (TMA),
+  /// so that generic reads of a stage must be fenced before its release.
+  static bool refilledAsynchronously(WarpSpecializeOp ws) {
     bool async = false;
     ws.getProducer().walk([&](Operation *op) {
       for (const ResourceAccess &a : accessesOf(op))
@@ -195,6 +193,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](WarpSpecializeOp ws) {
+      fenceGenericReads = !skipProxyFence && refilledAsynchronously(ws);
       if (failed(placeProducer(ws.getProducer().front())) ||
           failed(placeMath(ws.getMath().front())))
         return WalkResult::interrupt();

@@ -182,11 +182,17 @@ private:
   }
 
   /// Whether the producer refills stage buffers of `kind` through the async
-  /// proxy (TMA), which a generic read must be fenced against.
+  /// proxy (TMA), which a generic read must be fenced against (one producer
+  /// walk per kind).
   bool asyncWriter(ResourceKind kind) {
-    return findAccess(ws.getProducer(), kind, [](const ResourceAccess &r) {
-             return r.access == AccessKind::Write && r.proxy == Proxy::Async;
-           }) != nullptr;
+    auto [it, fresh] = asyncWriters.try_emplace(kind, false);
+    if (fresh)
+      it->second = findAccess(ws.getProducer(), kind,
+                              [](const ResourceAccess &r) {
+                                return r.access == AccessKind::Write &&
+                                       r.proxy == Proxy::Async;
+                              }) != nullptr;
+    return it->second;
   }
 
   /// Every stage read is preceded in its block by the full wait; the stage is
@@ -275,6 +281,7 @@ private:
   }
 
   WarpSpecializeOp ws;
+  DenseMap<ResourceKind, bool> asyncWriters;
 };
 
 struct VerifySyncPass
