@@ -19,6 +19,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   pm.addPass(createDGemmSelectConfig(select));
   DGemmLowerToKernelOptions lower;
   lower.scaleRegisterBudget = options.scaleRegisterBudget;
+  lower.mmaSlices = options.mmaSlices;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;

@@ -31,6 +31,9 @@ struct DGemmPipelineOptions
   Option<int> scaleRegisterBudget{
       *this, "scale-register-budget",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(202)};
+  Option<int> mmaSlices{*this, "mma-slices",
+                        llvm::cl::desc("See dgemm-lower-to-kernel"),
+                        llvm::cl::init(2)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

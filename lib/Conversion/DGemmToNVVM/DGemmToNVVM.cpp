@@ -419,7 +419,9 @@ static Value mathWarpgroup(OpBuilder &b, Location loc, Value tid) {
 void KernelLowering::lowerMma(MmaOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  int64_t n = config.getBlockN();
+  // The slice's width; its B rows start col_offset rows (of 128 bytes) into
+  // the stage's B tile, a whole number of 8-row swizzle atoms.
+  int64_t n = 2 * cast<VectorType>(op.getAcc().getType()).getNumElements();
   Value wg = mathWarpgroup(b, loc, tid(b, loc));
   Value aOff = b.create<LLVM::MulOp>(loc, op.getStage(),
                                      i32(b, loc, layout.aBytes));
@@ -428,7 +430,7 @@ void KernelLowering::lowerMma(MmaOp op) {
   Value aAddr = b.create<LLVM::AddOp>(loc, aOff, i32(b, loc, layout.aBase));
   Value bAddr = b.create<LLVM::AddOp>(
       loc, b.create<LLVM::MulOp>(loc, op.getStage(), i32(b, loc, layout.bBytes)),
-      i32(b, loc, layout.bBase));
+      i32(b, loc, layout.bBase + op.getColOffset() * config.getBlockK()));
   // Shared-window address of the dynamic buffer.
   Value base = b.create<LLVM::AddressOfOp>(loc, smemPtr(), kSmemSymbol);
   Value base32 = b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), base);
@@ -475,7 +477,7 @@ void KernelLowering::lowerMma(MmaOp op) {
 
 void KernelLowering::lowerMmaWait(MmaWaitOp op) {
   OpBuilder b(op);
-  b.create<NVVM::WgmmaWaitGroupSyncOp>(op.getLoc(), 0);
+  b.create<NVVM::WgmmaWaitGroupSyncOp>(op.getLoc(), op.getPending());
   op.erase();
 }
 
@@ -569,7 +571,9 @@ void KernelLowering::lowerLoadScales(LoadScalesOp op) {
 void KernelLowering::lowerPromote(PromoteOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  int64_t n = config.getBlockN();
+  // The slice's width and its first 8-column group in the tile.
+  int64_t n = 2 * cast<VectorType>(op.getAcc().getType()).getNumElements();
+  int64_t j0 = op.getColOffset() / 8;
   auto cast = op.getAcc().getDefiningOp<UnrealizedConversionCastOp>();
   Value accStruct = cast.getOperand(0);
   Type f32 = b.getF32Type();
@@ -593,7 +597,7 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   Value sa[2] = {scaleAt(0), scaleAt(1)};
   Value sum = op.getSum();
   for (int64_t j = 0; j < n / 8; ++j) {
-    Value sb[2] = {scaleAt(2 + 2 * j), scaleAt(2 + 2 * j + 1)};
+    Value sb[2] = {scaleAt(2 + 2 * (j0 + j)), scaleAt(2 + 2 * (j0 + j) + 1)};
     for (int i = 0; i < 2; ++i)
       for (int c = 0; c < 2; ++c) {
         int64_t r = j * 4 + i * 2 + c;
@@ -646,11 +650,18 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, 8 * j));
     return bb.create<arith::AddIOp>(loc, rowOff, ext(bb, col)).getResult();
   };
+  // The sum slice holding 8-column group j, and j's group within it.
+  SmallVector<std::pair<Value, int64_t>> groupAt;
+  for (Value sum : op.getSums())
+    for (int64_t jj = 0; jj < cast<VectorType>(sum.getType()).getNumElements() / 4;
+         ++jj)
+      groupAt.push_back({sum, jj});
   auto mine = [&](OpBuilder &bb, int i, int64_t j) {
     Value v = bb.create<LLVM::UndefOp>(loc, v2);
+    auto [sum, jj] = groupAt[j];
     for (int c = 0; c < 2; ++c) {
       Value s = bb.create<LLVM::ExtractElementOp>(
-          loc, op.getSum(), i32(bb, loc, j * 4 + i * 2 + c));
+          loc, sum, i32(bb, loc, jj * 4 + i * 2 + c));
       v = bb.create<LLVM::InsertElementOp>(loc, v, s, i32(bb, loc, c));
     }
     return v;

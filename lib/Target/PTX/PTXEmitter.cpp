@@ -230,6 +230,11 @@ llvm::cl::opt<bool> translatePerChunkEpilogue(
 llvm::cl::opt<int> translateScaleRegisterBudget(
     "scale-register-budget", llvm::cl::desc("See dgemm-lower-to-kernel"),
     llvm::cl::init(202));
+llvm::cl::opt<int> translateMmaSlices(
+    "mma-slices",
+    llvm::cl::desc("Column slices per block product (see "
+                   "dgemm-lower-to-kernel; 1: no promotion overlap)"),
+    llvm::cl::init(2));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
                                    llvm::cl::init(132));
@@ -250,6 +255,7 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.clusterM = translateClusterM;
         pipeline.releasePerThread = translateReleasePerThread;
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
+        pipeline.mmaSlices = translateMmaSlices;
         pipeline.perChunkEpilogue = translatePerChunkEpilogue;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());

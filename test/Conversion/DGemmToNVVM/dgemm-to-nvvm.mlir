@@ -24,6 +24,10 @@
 // CHECK-LABEL: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2(
 // CHECK-SAME: %{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// B tiles start after 6 stages of 16 KB A tiles (98304); the second column
+// slice's B rows start 64 rows of 128 bytes further (106496).
+// CHECK-DAG: %[[BSLICE1:.+]] = llvm.mlir.constant(106496 : i32)
+// CHECK-DAG: %[[BSLICE0:.+]] = llvm.mlir.constant(98304 : i32)
 
 // Barrier set-up, then the role split with register moves.
 // CHECK: nvvm.mbarrier.init
@@ -44,13 +48,24 @@
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
 
-// Math: full wait, four FP8 WGMMAs (the first overwrites), wait, release.
+// Math: full wait, then two column slices of four FP8 WGMMAs each (the first
+// of each overwrites), each slice one commit group; the second slice's B
+// descriptor starts 64 rows of 128 bytes (8192 bytes, 512 in the
+// descriptor's 16-byte units) into the stage's B tile. The first slice's
+// promotion waits for its group only.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK: llvm.add %{{.+}}, %[[BSLICE0]] : i32
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: llvm.add %{{.+}}, %[[BSLICE1]] : i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // The release: the proxy fence that orders the scales' ld.shared before the
 // producer's next TMA write, a warp-wide sync, then one arrive per warp.

@@ -222,3 +222,71 @@ dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
     %r = dgemm.promote %acc into %acc : vector<64xf32>
   }
 }
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    // expected-error @+1 {{'col_offset' must be a non-negative multiple of 8 (a 128B-swizzle atom of B rows), got 4}}
+    %acc = dgemm.mma stage(%s) cols(4) : vector<32xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    // expected-error @+1 {{columns [96, 160) exceed the tile's block_n = 128}}
+    %acc = dgemm.mma stage(%s) cols(96) : vector<32xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    // expected-error @+1 {{slice width (twice the accumulator length) must be a multiple of 8 in [8, 256], got 20}}
+    %acc = dgemm.mma stage(%s) : vector<10xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    %acc = dgemm.mma stage(%s) cols(64) : vector<32xf32>
+    %sc = dgemm.load_scales stage(%s) : vector<18xf32>
+    // expected-error @+1 {{'scales' hold sfb for 64 columns, but the slice ends at column 128}}
+    %r = dgemm.promote %acc into %acc scales(%sc : vector<18xf32>) cols(64) : vector<32xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    %acc = dgemm.mma stage(%s) : vector<32xf32>
+    // expected-error @+1 {{sums cover 64 columns, the tile has block_n = 128}}
+    dgemm.epilogue %acc group(%g) tile(%m, %n) : vector<32xf32>
+  }
+}

@@ -4,9 +4,23 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-descriptor-drain | FileCheck %s --check-prefix=UNSAFE
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread | FileCheck %s --check-prefix=PER-THREAD
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence | FileCheck %s --check-prefix=NO-FENCE
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=1 --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=ONE
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=3 --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=THREE
 // RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
 
 // NO-FENCE-NOT: dgemm.proxy.fence
+
+// Three slices of the 192-wide tile: each promotion waits for its own group.
+// THREE-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
+// THREE: dgemm.mma stage({{%.+}}) : vector<32xf32>
+// THREE-NEXT: dgemm.mma stage({{%.+}}) cols(64) : vector<32xf32>
+// THREE-NEXT: dgemm.mma stage({{%.+}}) cols(128) : vector<32xf32>
+// THREE: dgemm.mma.wait pending(2)
+// THREE-NEXT: dgemm.promote
+// THREE-NEXT: dgemm.mma.wait pending(1)
+// THREE-NEXT: dgemm.promote
+// THREE-NEXT: dgemm.mma.wait{{$}}
+// THREE-NEXT: dgemm.promote
 // REJECT: error: releases a stage to the producer's async-proxy (TMA) writes while a generic-proxy read of it is not fenced
 // REJECT: note: read through the generic proxy here ('dgemm.load_scales')
 
@@ -41,20 +55,26 @@
 // CHECK-NEXT: dgemm.tma.load sfa stage(%[[PS]])
 // CHECK-NEXT: dgemm.tma.load sfb stage(%[[PS]])
 
-// The math role waits for the full barrier before WGMMA reads the stage; the
-// scale loads overlap WGMMA; the stage is released as soon as WGMMA (an async
-// reader) completed, and the promotion reads only registers. The scale loads
-// are generic-proxy reads of a stage the producer refills through the async
-// proxy (TMA), so a proxy fence precedes the release.
+// The math role waits for the full barrier before WGMMA reads the stage. The
+// tile is two column slices, two WGMMA groups: the first slice's promotion
+// waits only for its own group (wait_group 1), so it runs while the tensor
+// cores compute the second. The scale loads overlap WGMMA; the stage is
+// released as soon as both WGMMA groups (async readers) completed, and the
+// last promotion reads only registers. The scale loads are generic-proxy
+// reads of a stage the producer refills through the async proxy (TMA), so a
+// proxy fence precedes the release.
 // CHECK: math(regs = 232)
 // CHECK: %[[MS:.+]], %[[MP:.+]] = dgemm.stage {{%.+}} of 6
 // CHECK-NEXT: dgemm.wait full(%[[MS]]) phase(%[[MP]])
-// CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[MS]]) : vector<64xf32>
+// CHECK-NEXT: %[[ACC0:.+]] = dgemm.mma stage(%[[MS]]) : vector<32xf32>
+// CHECK-NEXT: %[[ACC1:.+]] = dgemm.mma stage(%[[MS]]) cols(64) : vector<32xf32>
 // CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[MS]]) : vector<34xf32>
-// CHECK-NEXT: dgemm.mma.wait
+// CHECK: dgemm.mma.wait pending(1)
+// CHECK-NEXT: dgemm.promote %[[ACC0]] into {{%.+}} scales(%[[SC]] : vector<34xf32>)
+// CHECK-NEXT: dgemm.mma.wait{{$}}
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[MS]])
-// CHECK-NEXT: dgemm.promote %[[ACC]] into {{%.+}} scales(%[[SC]] : vector<34xf32>)
+// CHECK-NEXT: dgemm.promote %[[ACC1]] into {{%.+}} scales(%[[SC]] : vector<34xf32>) cols(64)
 // CHECK: dgemm.epilogue
 // CHECK: } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 
@@ -66,16 +86,26 @@ dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
 
 // A 192-wide tile cannot also hold its scales in registers: the promotion
-// reads them from the stage, so the release (fenced) follows the promotion.
+// reads them from the stage, so the release (fenced) follows the last
+// promotion.
 // CHECK-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
 // CHECK: math(regs = 232)
 // CHECK: %[[WS:.+]], %[[WP:.+]] = dgemm.stage {{%.+}} of 5
 // CHECK-NEXT: dgemm.wait full(%[[WS]]) phase(%[[WP]])
-// CHECK-NEXT: %[[WACC:.+]] = dgemm.mma stage(%[[WS]]) : vector<96xf32>
-// CHECK-NEXT: dgemm.mma.wait
-// CHECK-NEXT: dgemm.promote %[[WACC]] into {{%.+}} stage(%[[WS]]) : vector<96xf32>
+// CHECK-NEXT: %[[WACC0:.+]] = dgemm.mma stage(%[[WS]]) : vector<48xf32>
+// CHECK-NEXT: %[[WACC1:.+]] = dgemm.mma stage(%[[WS]]) cols(96) : vector<48xf32>
+// CHECK: dgemm.mma.wait pending(1)
+// CHECK-NEXT: dgemm.promote %[[WACC0]] into {{%.+}} stage(%[[WS]]) : vector<48xf32>
+// CHECK-NEXT: dgemm.mma.wait{{$}}
+// CHECK-NEXT: dgemm.promote %[[WACC1]] into {{%.+}} stage(%[[WS]]) cols(96) : vector<48xf32>
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[WS]])
+
+// ONE-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
+// ONE: dgemm.wait full
+// ONE-NEXT: %[[OACC:.+]] = dgemm.mma stage({{%.+}}) : vector<96xf32>
+// ONE: dgemm.mma.wait{{$}}
+// ONE-NEXT: dgemm.promote %[[OACC]]
 dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
     config <block_m = 128, block_n = 192, block_k = 128, stages = 5,

@@ -216,7 +216,7 @@ dgemm.kernel @release_before_mma_wait config <block_m = 128, block_n = 128, bloc
     %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
       %s, %p = dgemm.stage %k of 4
       dgemm.wait full(%s) phase(%p)
-      // expected-note @+1 {{this read completes only at dgemm.mma.wait ('dgemm.mma')}}
+      // expected-note @+1 {{this read completes only at a dgemm.mma.wait that leaves it no longer pending ('dgemm.mma')}}
       %acc = dgemm.mma stage(%s) : vector<64xf32>
       // expected-error @+1 {{releases a stage while an asynchronous read of it may still be in flight}}
       dgemm.arrive empty(%s)
@@ -295,6 +295,91 @@ dgemm.kernel @acc_before_mma_wait config <block_m = 128, block_n = 128, block_k 
       %sum = dgemm.promote %acc into %acc stage(%s) : vector<64xf32>
       dgemm.mma.wait
       dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// Two column slices (two WGMMA groups): wgmma.wait_group 1 completes only the
+// first, so the second slice's accumulator cannot be read after it.
+dgemm.kernel @acc_after_partial_wait config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc0 = dgemm.mma stage(%s) : vector<32xf32>
+      // expected-note @+1 {{written asynchronously here ('dgemm.mma')}}
+      %acc1 = dgemm.mma stage(%s) cols(64) : vector<32xf32>
+      dgemm.mma.wait pending(1)
+      %sum0 = dgemm.promote %acc0 into %acc0 stage(%s) : vector<32xf32>
+      // expected-error @+1 {{reads an accumulator before the WGMMA that writes it completed}}
+      %sum1 = dgemm.promote %acc1 into %acc1 stage(%s) cols(64) : vector<32xf32>
+      dgemm.mma.wait
+      dgemm.proxy.fence
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The stage is released after a wait that leaves the second slice's WGMMA,
+// which still reads it, pending.
+dgemm.kernel @release_after_partial_wait config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %acc0 = dgemm.mma stage(%s) : vector<32xf32>
+      // expected-note @+1 {{this read completes only at a dgemm.mma.wait that leaves it no longer pending ('dgemm.mma')}}
+      %acc1 = dgemm.mma stage(%s) cols(64) : vector<32xf32>
+      dgemm.mma.wait pending(1)
+      // expected-error @+1 {{releases a stage while an asynchronous read of it may still be in flight}}
+      dgemm.arrive empty(%s)
+      dgemm.mma.wait
       %k1 = arith.addi %k, %c1 : i32
       scf.yield %k1 : i32
     }

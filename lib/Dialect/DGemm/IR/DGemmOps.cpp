@@ -230,6 +230,31 @@ void TmaLoadOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
                         Proxy::Async});
 }
 
+/// A column slice [offset, offset + width) of a block_n-wide tile that one
+/// WGMMA can compute (N a multiple of 8, at most 256) and whose B rows start
+/// on a 128B-swizzle atom (8 rows).
+static LogicalResult verifySlice(Operation *op, int64_t offset, int64_t width) {
+  if (offset < 0 || offset % 8 != 0)
+    return op->emitOpError("'col_offset' must be a non-negative multiple of "
+                           "8 (a 128B-swizzle atom of B rows), got ")
+           << offset;
+  if (width < 8 || width > 256 || width % 8 != 0)
+    return op->emitOpError("slice width (twice the accumulator length) must "
+                           "be a multiple of 8 in [8, 256], got ")
+           << width;
+  if (ConfigAttr config = getKernelConfig(op))
+    if (offset + width > config.getBlockN())
+      return op->emitOpError("columns [")
+             << offset << ", " << offset + width
+             << ") exceed the tile's block_n = " << config.getBlockN();
+  return success();
+}
+
+LogicalResult MmaOp::verify() {
+  return verifySlice(*this, getColOffset(),
+                     2 * cast<VectorType>(getAcc().getType()).getNumElements());
+}
+
 void MmaOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
   accesses.push_back(
       {ResourceKind::StageA, getStage(), AccessKind::Read, Proxy::Async});
@@ -251,6 +276,37 @@ LogicalResult PromoteOp::verify() {
   if (bool(getScales()) == bool(getStage()))
     return emitOpError("takes its scales either from 'scales' or from a "
                        "'stage', exactly one of them");
+  int64_t width = 2 * cast<VectorType>(getAcc().getType()).getNumElements();
+  if (failed(verifySlice(*this, getColOffset(), width)))
+    return failure();
+  if (Value scales = getScales()) {
+    // Two sfa rows, then one sfb pair per 8-column group of the tile.
+    int64_t cols = 4 * (cast<VectorType>(scales.getType()).getNumElements() - 2);
+    if (static_cast<int64_t>(getColOffset()) + width > cols)
+      return emitOpError("'scales' hold sfb for ")
+             << cols << " columns, but the slice ends at column "
+             << getColOffset() + width;
+  }
+  return success();
+}
+
+LogicalResult EpilogueOp::verify() {
+  if (getSums().empty())
+    return emitOpError("needs at least one sum");
+  int64_t cols = 0;
+  for (Value sum : getSums()) {
+    int64_t len = cast<VectorType>(sum.getType()).getNumElements();
+    if (len % 4 != 0)
+      return emitOpError("each sum must hold a multiple of 4 values (8 "
+                         "columns of the fragment), got ")
+             << len;
+    cols += 2 * len;
+  }
+  if (ConfigAttr config = getKernelConfig(*this))
+    if (cols != config.getBlockN())
+      return emitOpError("sums cover ")
+             << cols << " columns, the tile has block_n = "
+             << config.getBlockN();
   return success();
 }
 

@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::dgemm {
 #define GEN_PASS_DEF_DGEMMLOWERTOKERNEL
@@ -97,9 +98,28 @@ struct TileSchedule {
 
 class KernelBuilder {
 public:
-  KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget)
+  KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
+                int64_t mmaSlices)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
-        scaleRegisterBudget(scaleRegisterBudget) {}
+        scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices) {}
+
+  /// Column widths of the slices a block product is split into: `slices`
+  /// near-equal widths, each a multiple of 8 (a WGMMA N and a swizzle atom
+  /// of B rows); fewer when the tile is too narrow.
+  static SmallVector<int64_t> sliceWidths(int64_t blockN, int64_t slices) {
+    slices = std::max<int64_t>(1, std::min(slices, blockN / 8));
+    SmallVector<int64_t> widths;
+    int64_t left = blockN;
+    for (int64_t i = slices; i > 0; --i) {
+      int64_t w = llvm::alignTo(llvm::divideCeil(left, i), 8);
+      w = std::min(w, left);
+      if (w == 0)
+        break;
+      widths.push_back(w);
+      left -= w;
+    }
+    return widths;
+  }
 
   KernelOp build() {
     MLIRContext *ctx = b.getContext();
@@ -235,7 +255,14 @@ private:
     Emitter e{b, loc};
     TileSchedule sched = TileSchedule::build(e, kernel, config);
     Value ks = kernel.getArg(KernelOp::PtrKs);
-    auto accType = VectorType::get({config.getBlockN() / 2}, b.getF32Type());
+    // The block product is computed as column slices, each its own WGMMA
+    // commit group: the promotion of one slice runs on the CUDA cores while
+    // the tensor cores compute the next (dgemm-place-sync waits for each
+    // slice alone), so only the last slice's promotion leaves them idle.
+    SmallVector<int64_t> widths = sliceWidths(config.getBlockN(), mmaSlices);
+    SmallVector<VectorType> accTypes;
+    for (int64_t w : widths)
+      accTypes.push_back(VectorType::get({w / 2}, b.getF32Type()));
     // Two sfa rows and block_n / 4 sfb columns per thread.
     auto scalesType =
         VectorType::get({2 + config.getBlockN() / 4}, b.getF32Type());
@@ -252,29 +279,40 @@ private:
     Value it = tiles.getRegionIterArg(0);
     auto [g, mb, nb] = sched.decompose(e, tiles.getInductionVar());
     Value numKBlocks = e.div(e.loadK(ks, g), e.i32(128));
-    Value zero = b.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
-    auto kloop = b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1),
-                                      ValueRange{it, zero});
+    SmallVector<Value> init = {it};
+    for (VectorType t : accTypes)
+      init.push_back(b.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(t, b.getF32FloatAttr(0.0f))));
+    auto kloop =
+        b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1), init);
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(kloop.getBody());
       Value kit = kloop.getRegionIterArg(0);
-      Value sum = kloop.getRegionIterArg(1);
       Value stage = stageOf(e, kit, nullptr);
-      Value acc = b.create<MmaOp>(loc, accType, stage);
-      Value next;
-      if (earlyScales) {
-        // Scales are read while WGMMA runs; the stage can then be released
-        // before the promotion's FMAs.
-        Value scales = b.create<LoadScalesOp>(loc, scalesType, stage);
-        next = b.create<PromoteOp>(loc, accType, sum, acc, scales, Value());
-      } else {
-        next = b.create<PromoteOp>(loc, accType, sum, acc, Value(), stage);
+      SmallVector<Value> accs;
+      int64_t offset = 0;
+      SmallVector<int64_t> offsets;
+      for (auto [w, t] : llvm::zip(widths, accTypes)) {
+        accs.push_back(b.create<MmaOp>(loc, t, stage, offset));
+        offsets.push_back(offset);
+        offset += w;
       }
-      b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1)), next});
+      // Scales are read while WGMMA runs; the stage can then be released
+      // before the last slice's FMAs.
+      Value scales;
+      if (earlyScales)
+        scales = b.create<LoadScalesOp>(loc, scalesType, stage);
+      SmallVector<Value> yields = {e.add(kit, e.i32(1))};
+      for (auto [i, acc] : llvm::enumerate(accs)) {
+        Value sum = kloop.getRegionIterArg(1 + i);
+        yields.push_back(b.create<PromoteOp>(
+            loc, acc.getType(), sum, acc, scales,
+            earlyScales ? Value() : stage, offsets[i]));
+      }
+      b.create<scf::YieldOp>(loc, yields);
     }
-    b.create<EpilogueOp>(loc, kloop.getResult(1), g, mb, nb);
+    b.create<EpilogueOp>(loc, kloop.getResults().drop_front(), g, mb, nb);
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
   }
 
@@ -283,6 +321,7 @@ private:
   Location loc;
   ConfigAttr config;
   int64_t scaleRegisterBudget;
+  int64_t mmaSlices;
 };
 
 struct LowerToKernelPass
@@ -312,7 +351,7 @@ struct LowerToKernelPass
       // are launch arguments), so descriptions sharing one share the kernel.
       OpBuilder builder(gemm);
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
-        KernelBuilder(gemm, builder, scaleRegisterBudget).build();
+        KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices).build();
         ++numKernels;
       }
       gemm.erase();

@@ -104,27 +104,49 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
   /// its last read once no asynchronous read of it is pending, with a proxy
   /// fence first if the stage was read through the generic proxy (the
   /// producer refills it through the async proxy).
+  ///
+  /// Every operation with asynchronous effects is one WGMMA commit group, in
+  /// program order. A generic read of an accumulator waits only for the group
+  /// that writes it (`wgmma.wait_group` with the later groups left pending),
+  /// so slices issued after it keep the tensor cores busy meanwhile.
   LogicalResult placeMath(Block &block) {
     llvm::MapVector<Value, Operation *> releaseAfter;
-    llvm::SmallDenseSet<Value> pendingStages, pendingAccs, genericRead;
+    llvm::SmallDenseSet<Value> genericRead;
+    // Pending async effects, by the index of their commit group.
+    llvm::MapVector<Value, unsigned> pendingStages;
+    DenseMap<Value, unsigned> pendingAccs;
+    unsigned numGroups = 0;
     for (Operation &op : llvm::make_early_inc_range(block)) {
       for (Region &region : op.getRegions())
         for (Block &nested : region)
           if (failed(placeMath(nested)))
             return failure();
       SmallVector<ResourceAccess> accesses = accessesOf(&op);
-      auto completeAsync = [&](OpBuilder &b) {
-        Operation *wait = b.create<MmaWaitOp>(op.getLoc());
-        for (Value s : pendingStages)
-          releaseAfter[s] = wait;
-        pendingStages.clear();
-        pendingAccs.clear();
+      // Waits until every group up to and including `group` completed.
+      auto completeThrough = [&](OpBuilder &b, unsigned group) {
+        Operation *wait = b.create<MmaWaitOp>(
+            op.getLoc(), static_cast<uint32_t>(numGroups - 1 - group));
+        llvm::MapVector<Value, unsigned> still;
+        for (auto [s, gr] : pendingStages) {
+          if (gr <= group)
+            releaseAfter[s] = wait;
+          else
+            still[s] = gr;
+        }
+        pendingStages = std::move(still);
+        for (auto it = pendingAccs.begin(); it != pendingAccs.end();) {
+          auto cur = it++;
+          if (cur->second <= group)
+            pendingAccs.erase(cur);
+        }
         ++numWaits;
       };
+      bool async = false;
       for (const ResourceAccess &a : accesses) {
         OpBuilder b(&op);
+        async |= a.proxy == Proxy::Async;
         if (isStage(a.kind) && a.access == AccessKind::Read &&
-            !releaseAfter.count(a.index)) {
+            !releaseAfter.count(a.index) && !pendingStages.count(a.index)) {
           FailureOr<Value> phase = phaseOf(&op, a.index);
           if (failed(phase))
             return failure();
@@ -133,21 +155,27 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
           ++numWaits;
         }
         if (a.kind == ResourceKind::Accumulator &&
-            a.access == AccessKind::Read && a.proxy == Proxy::Generic &&
-            pendingAccs.contains(a.index))
-          completeAsync(b);
+            a.access == AccessKind::Read && a.proxy == Proxy::Generic) {
+          auto it = pendingAccs.find(a.index);
+          if (it != pendingAccs.end())
+            completeThrough(b, it->second);
+        }
       }
+      unsigned group = numGroups;
+      if (async)
+        ++numGroups;
       for (const ResourceAccess &a : accesses) {
         if (isStage(a.kind) && a.access == AccessKind::Read) {
-          releaseAfter[a.index] = &op;
-          if (a.proxy == Proxy::Async)
-            pendingStages.insert(a.index);
-          else
+          if (a.proxy == Proxy::Async) {
+            pendingStages[a.index] = group;
+          } else {
             genericRead.insert(a.index);
+            releaseAfter[a.index] = &op;
+          }
         }
         if (a.kind == ResourceKind::Accumulator &&
             a.access == AccessKind::Write && a.proxy == Proxy::Async)
-          pendingAccs.insert(a.index);
+          pendingAccs[a.index] = group;
       }
     }
     if (releaseAfter.empty())
@@ -160,8 +188,8 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
         b.setInsertionPoint(&block.back());
       else
         b.setInsertionPointToEnd(&block);
-      Operation *wait = b.create<MmaWaitOp>(block.getParentOp()->getLoc());
-      for (Value s : pendingStages)
+      Operation *wait = b.create<MmaWaitOp>(block.getParentOp()->getLoc(), 0u);
+      for (auto [s, gr] : pendingStages)
         releaseAfter[s] = wait;
       ++numWaits;
     }

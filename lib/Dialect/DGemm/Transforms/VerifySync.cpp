@@ -202,8 +202,17 @@ private:
   /// accumulators are read only after their WGMMA completed.
   LogicalResult checkMathBlock(Block &block) {
     llvm::SmallDenseSet<Value> acquired, released;
-    llvm::MapVector<Value, Operation *> pendingStage, unfenced;
-    DenseMap<Value, Operation *> pendingAcc;
+    llvm::MapVector<Value, Operation *> unfenced;
+    // Asynchronous effects not yet known complete, with the index of their
+    // WGMMA commit group (each operation with async effects is one group);
+    // dgemm.mma.wait with `pending` = p completes all but the last p groups.
+    struct Pending {
+      Operation *op;
+      unsigned group;
+    };
+    llvm::MapVector<Value, Pending> pendingStage;
+    DenseMap<Value, Pending> pendingAcc;
+    unsigned numGroups = 0;
     for (Operation &op : block) {
       for (Region &region : op.getRegions())
         for (Block &nested : region)
@@ -214,9 +223,16 @@ private:
           acquired.insert(wait.getStage());
         continue;
       }
-      if (isa<MmaWaitOp>(op)) {
-        pendingStage.clear();
-        pendingAcc.clear();
+      if (auto wait = dyn_cast<MmaWaitOp>(op)) {
+        unsigned left = std::min<unsigned>(wait.getPending(), numGroups);
+        unsigned done = numGroups - left; // groups [0, done) completed
+        pendingStage.remove_if(
+            [&](const auto &entry) { return entry.second.group < done; });
+        for (auto it = pendingAcc.begin(); it != pendingAcc.end();) {
+          auto cur = it++;
+          if (cur->second.group < done)
+            pendingAcc.erase(cur);
+        }
         continue;
       }
       if (isa<ProxyFenceOp>(op)) {
@@ -226,11 +242,14 @@ private:
       if (auto arrive = dyn_cast<ArriveOp>(op)) {
         if (arrive.getBarrier() != BarrierKind::empty)
           continue;
-        if (Operation *reader = pendingStage.lookup(arrive.getStage()))
+        auto pending = pendingStage.find(arrive.getStage());
+        if (pending != pendingStage.end())
           return hazard(&op,
                         "releases a stage while an asynchronous read of it "
                         "may still be in flight",
-                        reader, "this read completes only at dgemm.mma.wait");
+                        pending->second.op,
+                        "this read completes only at a dgemm.mma.wait that "
+                        "leaves it no longer pending");
         if (Operation *reader = unfenced.lookup(arrive.getStage()))
           return hazard(&op,
                         "releases a stage to the producer's async-proxy (TMA) "
@@ -240,7 +259,13 @@ private:
         released.insert(arrive.getStage());
         continue;
       }
-      for (const ResourceAccess &a : accessesOf(&op)) {
+      SmallVector<ResourceAccess> accesses = accessesOf(&op);
+      unsigned group = numGroups;
+      if (llvm::any_of(accesses, [](const ResourceAccess &a) {
+            return a.proxy == Proxy::Async;
+          }))
+        ++numGroups;
+      for (const ResourceAccess &a : accesses) {
         if (isStage(a.kind) && a.access == AccessKind::Read) {
           if (!acquired.contains(a.index))
             return hazard(&op,
@@ -256,19 +281,21 @@ private:
                    << stringifyResourceKind(a.kind)
                    << " of a stage after releasing it to the producer";
           if (a.proxy == Proxy::Async)
-            pendingStage[a.index] = &op;
+            pendingStage[a.index] = {&op, group};
           else if (asyncWriter(a.kind))
             unfenced[a.index] = &op;
         }
         if (a.kind == ResourceKind::Accumulator) {
           if (a.access == AccessKind::Write && a.proxy == Proxy::Async)
-            pendingAcc[a.index] = &op;
-          if (a.access == AccessKind::Read && a.proxy == Proxy::Generic)
-            if (Operation *writer = pendingAcc.lookup(a.index))
+            pendingAcc[a.index] = {&op, group};
+          if (a.access == AccessKind::Read && a.proxy == Proxy::Generic) {
+            auto writer = pendingAcc.find(a.index);
+            if (writer != pendingAcc.end())
               return hazard(&op,
                             "reads an accumulator before the WGMMA that "
                             "writes it completed",
-                            writer, "written asynchronously here");
+                            writer->second.op, "written asynchronously here");
+          }
         }
       }
     }

@@ -254,12 +254,21 @@ def DGemm_MmaOp : DGemm_Op<"mma",
   let summary = "One 128-deep FP8 block product on the tensor cores";
   let description = [{
     Four `wgmma.mma_async m64nNk32` e4m3 x e4m3 -> f32 reading A and B of stage
-    `stage` (K-major, 128B swizzle) into a fresh accumulator fragment. The
-    stage reads and the accumulator write complete asynchronously.
+    `stage` (K-major, 128B swizzle) into a fresh accumulator fragment, as one
+    WGMMA commit group. The stage reads and the accumulator write complete
+    asynchronously.
+
+    The product covers tile columns [`col_offset`, `col_offset` + N), N being
+    twice the accumulator's length (the tile's full width when the kernel
+    does not split it). A tile computed as several column slices lets the
+    promotion of one slice run while the tensor cores compute the next.
   }];
-  let arguments = (ins I32:$stage);
+  let arguments = (ins I32:$stage, DefaultValuedAttr<I64Attr, "0">:$col_offset);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$acc);
-  let assemblyFormat = "`stage` `(` $stage `)` attr-dict `:` type($acc)";
+  let assemblyFormat = [{
+    `stage` `(` $stage `)` (`cols` `(` $col_offset^ `)`)? attr-dict `:` type($acc)
+  }];
+  let hasVerifier = 1;
 }
 
 def DGemm_LoadScalesOp : DGemm_Op<"load_scales",
@@ -281,29 +290,38 @@ def DGemm_PromoteOp : DGemm_Op<"promote",
   let summary = "Scales a block product and adds it to the FP32 sum";
   let description = [{
     result = sum + acc * sfa[row] * sfb[col]. The scales come either from
-    dgemm.load_scales (`scales`, registers), or are read here from stage
-    `stage` by ordinary shared-memory loads, one pair at a time, when holding
-    them all would not fit the register budget.
+    dgemm.load_scales (`scales`, registers, always the whole tile's), or are
+    read here from stage `stage` by ordinary shared-memory loads, one pair at
+    a time, when holding them all would not fit the register budget.
+    `col_offset` is the first tile column of `acc` (see dgemm.mma), which
+    selects the sfb columns.
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$sum,
                    VectorOfRankAndType<[1], [F32]>:$acc,
                    Optional<VectorOfRankAndType<[1], [F32]>>:$scales,
-                   Optional<I32>:$stage);
+                   Optional<I32>:$stage,
+                   DefaultValuedAttr<I64Attr, "0">:$col_offset);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
     $acc `into` $sum (`scales` `(` $scales^ `:` type($scales) `)`)?
-    (`stage` `(` $stage^ `)`)? attr-dict `:` type($result)
+    (`stage` `(` $stage^ `)`)? (`cols` `(` $col_offset^ `)`)? attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
 }
 
 def DGemm_EpilogueOp : DGemm_Op<"epilogue"> {
   let summary = "Writes d[group] = c[group] + sum for one output tile";
-  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$sum, I32:$group,
-                   I32:$m_block, I32:$n_block);
-  let assemblyFormat = [{
-    $sum `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` attr-dict `:` type($sum)
+  let description = [{
+    `sums` are the tile's FP32 sums as consecutive column slices, left to
+    right (one operand when the tile is not split); together they cover the
+    tile's block_n columns.
   }];
+  let arguments = (ins Variadic<VectorOfRankAndType<[1], [F32]>>:$sums,
+                   I32:$group, I32:$m_block, I32:$n_block);
+  let assemblyFormat = [{
+    $sums `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` attr-dict `:` type($sums)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -330,7 +348,12 @@ def DGemm_ArriveOp : DGemm_Op<"arrive"> {
 
 def DGemm_MmaWaitOp : DGemm_Op<"mma.wait"> {
   let summary = "Waits until the executing warpgroup's WGMMAs completed";
-  let assemblyFormat = "attr-dict";
+  let description = [{
+    `wgmma.wait_group pending`: every dgemm.mma of the thread but the last
+    `pending` ones has completed (each dgemm.mma is one commit group).
+  }];
+  let arguments = (ins DefaultValuedAttr<I32Attr, "0">:$pending);
+  let assemblyFormat = "(`pending` `(` $pending^ `)`)? attr-dict";
 }
 
 def DGemm_ProxyFenceOp : DGemm_Op<"proxy.fence"> {

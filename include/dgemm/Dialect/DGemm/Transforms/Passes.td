@@ -49,7 +49,11 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
     Option<"scaleRegisterBudget", "scale-register-budget", "int", "202",
            "Registers a math thread may hold for its WGMMA fragment, FP32 sum "
            "and a block's scales at once; tiles that need more read the "
-           "scales during the promotion and release the stage after it">
+           "scales during the promotion and release the stage after it">,
+    Option<"mmaSlices", "mma-slices", "int", "2",
+           "Column slices each block product is split into (one WGMMA commit "
+           "group each), so that the promotion of a slice overlaps the "
+           "WGMMA of the next; 1 computes the whole tile as one group">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
