@@ -2,7 +2,7 @@
 """Benchmark of dgemm's k-grouped FP8 1D1D wgrad GEMM against its peers, in one process.
 
     PYTHONPATH=python DGEMM_RUNTIME_LIB=<build>/libdgemm_runtime.so DGEMM_KERNEL_DIR=<bundle> \
-        python3 bench/bench.py [--quick] [--runs N] [--warmup N] [--md PATH]
+        python3 bench/bench.py [--quick] [--no-peers] [--runs N] [--warmup N] [--md PATH]
 
 What it does, per shape (the issue's six k-grouped shapes and the bug report's seed shape):
 
@@ -458,7 +458,10 @@ class Bench:
         else:
             row.ours_note = f"n/a (dgemm unavailable: {self.dgemm_error[:80]})"
             self.ours_failed.append(shape.name())
-        self.run_peer(shape, row, x_a, x_b)
+        if self.args.no_peers:
+            row.peer_note = row.peer_fast_note = "skipped (--no-peers)"
+        else:
+            self.run_peer(shape, row, x_a, x_b)
         del x_a, x_b
         try:
             torch.cuda.empty_cache()
@@ -712,6 +715,8 @@ def main() -> int:
                         help="the seed shape and one large shape, 10 timed runs (smoke test)")
     parser.add_argument("--runs", type=int, default=None, help="timed runs (default 30; 10 with --quick)")
     parser.add_argument("--warmup", type=int, default=5, help="warm-up calls (default 5)")
+    parser.add_argument("--no-peers", action="store_true",
+                        help="time only our kernel (for comparing kernel bundles in one call)")
     parser.add_argument("--md", default=os.environ.get("BENCH_MD"),
                         help="also write the table as markdown here (default $BENCH_MD)")
     args = parser.parse_args()
@@ -740,7 +745,8 @@ def main() -> int:
             rows.append(r)
             bench.ours_failed.append(shape.name())
     try:
-        bench.run_dense()
+        if not args.no_peers:
+            bench.run_dense()
     except Exception as e:  # noqa: BLE001
         log(f"!! dense ceiling: unexpected error: {short_exc(e)}")
 
