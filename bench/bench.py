@@ -274,9 +274,19 @@ class ConfigOracle:
                      and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8)
         if not plausible:
             return "n/a (implausible config from runtime)"
-        name = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{c.blockN}_s{c.stages}_r{c.descSlots}"
+        suffix = f"_r{c.descSlots}"
         if c.clusterM != 1 or c.clusterN != 1:
-            name += f"_c{c.clusterM}x{c.clusterN}"
+            suffix += f"_c{c.clusterM}x{c.clusterN}"
+        name = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{c.blockN}_s{c.stages}{suffix}"
+        forced = os.environ.get("DGEMM_BLOCK_N", "")
+        if forced.isdigit() and self.index is not None:
+            # The runtime's DGEMM_BLOCK_N override keeps the most stages that fit: the
+            # bundle's only entry of that tile.
+            prefix = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{forced}_s"
+            hits = [e for e in self.index if e.startswith(prefix) and e.endswith(suffix)
+                    and e[len(prefix):-len(suffix)].isdigit()]
+            if len(hits) == 1:
+                name = hits[0]
         if self.index is not None and name not in self.index:
             name += " (NOT in bundle index)"
         return name

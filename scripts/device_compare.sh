@@ -5,7 +5,7 @@
 # probe (bench/race_probe.py) on the first bundle.
 #   scripts/device_compare.sh BUNDLE_DIR [BUNDLE_DIR ...]
 # Environment: OUT (logs, default /tmp/dgemm-compare), DGEMM_RT_BUILD,
-# BENCH_ARGS (extra bench.py arguments), PROBE_CALLS (0 = no probe, default
+# BENCH_ARGS (extra bench.py arguments), TAG (suffix of the log names), PROBE_CALLS (0 = no probe, default
 # 10), PROBE_SHAPES (G:M:N:K words).
 set -u
 OUT=${OUT:-/tmp/dgemm-compare}; mkdir -p "$OUT"
@@ -26,7 +26,7 @@ for bundle in "$@"; do
   # shellcheck disable=SC2086
   PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
     DGEMM_KERNEL_DIR="$bundle" timeout 300 python3 bench/bench.py --no-peers \
-    ${BENCH_ARGS:-} > "$OUT/bench-$name.log" 2>&1 || rc=1
-  echo "#### $bundle"; tail -16 "$OUT/bench-$name.log"
+    ${BENCH_ARGS:-} > "$OUT/bench-$name${TAG:-}.log" 2>&1 || rc=1
+  echo "#### $bundle ${TAG:-}"; tail -16 "$OUT/bench-$name${TAG:-}.log"
 done
 exit $rc

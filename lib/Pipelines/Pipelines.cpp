@@ -20,6 +20,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   DGemmLowerToKernelOptions lower;
   lower.scaleRegisterBudget = options.scaleRegisterBudget;
   lower.mmaSlices = options.mmaSlices;
+  lower.scalesBeforeMma = options.scalesBeforeMma;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;

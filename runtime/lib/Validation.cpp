@@ -201,6 +201,17 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
   };
   override12("DGEMM_DESC_SLOTS", config.descSlots);
   override12("DGEMM_CLUSTER_M", config.clusterM);
+  // DGEMM_BLOCK_N: a tile width to use instead (with the most stages that
+  // fit); a width the heuristics would not accept is ignored.
+  if (const char *env = std::getenv("DGEMM_BLOCK_N")) {
+    KernelConfig forced = config;
+    forced.blockN = std::atoi(env);
+    if (forced.blockN > 0) {
+      forced.stages = heuristics::maxStages(forced.blockM, forced.blockN, target);
+      if (heuristics::checkConfig(forced, target).empty())
+        config = forced;
+    }
+  }
   return config;
 }
 

@@ -34,6 +34,9 @@ struct DGemmPipelineOptions
   Option<int> mmaSlices{*this, "mma-slices",
                         llvm::cl::desc("See dgemm-lower-to-kernel"),
                         llvm::cl::init(2)};
+  Option<bool> scalesBeforeMma{*this, "scales-before-mma",
+                               llvm::cl::desc("See dgemm-lower-to-kernel"),
+                               llvm::cl::init(true)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

@@ -556,8 +556,10 @@ void KernelLowering::lowerLoadScales(LoadScalesOp op) {
   for (int i = 0; i < 2; ++i)
     scales = b.create<LLVM::InsertElementOp>(loc, scales, st.sfaOf(b, loc, i),
                                              i32(b, loc, i));
-  for (int64_t j = 0; j < config.getBlockN() / 8; ++j) {
-    Value pair = st.sfbPairOf(b, loc, j);
+  int64_t j0 = op.getColOffset() / 8;
+  int64_t groups = (cast<VectorType>(op.getScales().getType()).getNumElements() - 2) / 2;
+  for (int64_t j = 0; j < groups; ++j) {
+    Value pair = st.sfbPairOf(b, loc, j0 + j);
     for (int c = 0; c < 2; ++c) {
       Value v = b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
       scales = b.create<LLVM::InsertElementOp>(loc, scales, v,
@@ -584,6 +586,8 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   if (!scales)
     st = stageScales(b, loc, op.getStage());
   Value pair;
+  // Index idx of the slice's scales: 2 sfa, then sfb pairs of its 8-column
+  // groups (j0, j0 + 1, ...).
   auto scaleAt = [&](int64_t idx) -> Value {
     if (scales)
       return b.create<LLVM::ExtractElementOp>(loc, scales, i32(b, loc, idx));
@@ -591,13 +595,13 @@ void KernelLowering::lowerPromote(PromoteOp op) {
       return st->sfaOf(b, loc, idx);
     int64_t j = (idx - 2) / 2, c = (idx - 2) % 2;
     if (c == 0)
-      pair = st->sfbPairOf(b, loc, j);
+      pair = st->sfbPairOf(b, loc, j0 + j);
     return b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
   };
   Value sa[2] = {scaleAt(0), scaleAt(1)};
   Value sum = op.getSum();
   for (int64_t j = 0; j < n / 8; ++j) {
-    Value sb[2] = {scaleAt(2 + 2 * (j0 + j)), scaleAt(2 + 2 * (j0 + j) + 1)};
+    Value sb[2] = {scaleAt(2 + 2 * j), scaleAt(2 + 2 * j + 1)};
     for (int i = 0; i < 2; ++i)
       for (int c = 0; c < 2; ++c) {
         int64_t r = j * 4 + i * 2 + c;

@@ -235,6 +235,11 @@ llvm::cl::opt<int> translateMmaSlices(
     llvm::cl::desc("Column slices per block product (see "
                    "dgemm-lower-to-kernel; 1: no promotion overlap)"),
     llvm::cl::init(2));
+llvm::cl::opt<bool> translateScalesBeforeMma(
+    "scales-before-mma",
+    llvm::cl::desc("Read register-held scales before issuing the WGMMAs "
+                   "(see dgemm-lower-to-kernel)"),
+    llvm::cl::init(true));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
                                    llvm::cl::init(132));
@@ -256,6 +261,7 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.releasePerThread = translateReleasePerThread;
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
         pipeline.mmaSlices = translateMmaSlices;
+        pipeline.scalesBeforeMma = translateScalesBeforeMma;
         pipeline.perChunkEpilogue = translatePerChunkEpilogue;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());

@@ -280,14 +280,28 @@ LogicalResult PromoteOp::verify() {
   if (failed(verifySlice(*this, getColOffset(), width)))
     return failure();
   if (Value scales = getScales()) {
-    // Two sfa rows, then one sfb pair per 8-column group of the tile.
-    int64_t cols = 4 * (cast<VectorType>(scales.getType()).getNumElements() - 2);
-    if (static_cast<int64_t>(getColOffset()) + width > cols)
-      return emitOpError("'scales' hold sfb for ")
-             << cols << " columns, but the slice ends at column "
-             << getColOffset() + width;
+    // Two sfa rows, then one sfb pair per 8-column group of the slice.
+    int64_t len = cast<VectorType>(scales.getType()).getNumElements();
+    if (len != 2 + width / 4)
+      return emitOpError("'scales' must hold 2 sfa and ")
+             << width / 4 << " sfb values for a " << width
+             << "-column slice, got " << len << " values";
+    auto load = scales.getDefiningOp<LoadScalesOp>();
+    if (load && load.getColOffset() != getColOffset())
+      return emitOpError("'scales' were loaded for columns from ")
+             << load.getColOffset() << ", the slice starts at column "
+             << getColOffset();
   }
   return success();
+}
+
+LogicalResult LoadScalesOp::verify() {
+  int64_t len = cast<VectorType>(getScales().getType()).getNumElements();
+  if (len < 4 || (len - 2) % 2 != 0)
+    return emitOpError("result must hold 2 sfa values and a whole number of "
+                       "sfb pairs, got ")
+           << len << " values";
+  return verifySlice(*this, getColOffset(), 4 * (len - 2));
 }
 
 LogicalResult EpilogueOp::verify() {

@@ -99,9 +99,10 @@ struct TileSchedule {
 class KernelBuilder {
 public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
-                int64_t mmaSlices)
+                int64_t mmaSlices, bool scalesBeforeMma)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
-        scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices) {}
+        scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
+        scalesBeforeMma(scalesBeforeMma) {}
 
   /// Column widths of the slices a block product is split into: `slices`
   /// near-equal widths, each a multiple of 8 (a WGMMA N and a swizzle atom
@@ -263,15 +264,19 @@ private:
     SmallVector<VectorType> accTypes;
     for (int64_t w : widths)
       accTypes.push_back(VectorType::get({w / 2}, b.getF32Type()));
-    // Two sfa rows and block_n / 4 sfb columns per thread.
-    auto scalesType =
-        VectorType::get({2 + config.getBlockN() / 4}, b.getF32Type());
-    // Holding the scales next to the WGMMA fragment and the FP32 sum needs
-    // block_n + 2 + block_n / 4 registers; beyond ~200 (of 232, the rest for
-    // addressing) ptxas spills, so wide tiles read the scales during the
-    // promotion and release the stage after it instead.
-    bool earlyScales =
-        config.getBlockN() + 2 + config.getBlockN() / 4 <= scaleRegisterBudget;
+    // A slice's scales are two sfa rows and width / 4 sfb columns per
+    // thread. Holding them in registers next to the WGMMA fragments and the
+    // FP32 sums (block_n registers) lets the stage be released before the
+    // last promotion; beyond ~200 registers (of 232, the rest for
+    // addressing) ptxas spills, so slices past the budget read their scales
+    // during their promotion instead (the stage is then released after it).
+    SmallVector<bool> early;
+    int64_t regs = config.getBlockN() + 2;
+    for (int64_t w : widths) {
+      early.push_back(regs + w / 4 <= scaleRegisterBudget);
+      if (early.back())
+        regs += w / 4;
+    }
     auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
                                       ValueRange{e.i32(0)});
     OpBuilder::InsertionGuard guard(b);
@@ -290,25 +295,37 @@ private:
       b.setInsertionPointToStart(kloop.getBody());
       Value kit = kloop.getRegionIterArg(0);
       Value stage = stageOf(e, kit, nullptr);
-      SmallVector<Value> accs;
-      int64_t offset = 0;
       SmallVector<int64_t> offsets;
-      for (auto [w, t] : llvm::zip(widths, accTypes)) {
-        accs.push_back(b.create<MmaOp>(loc, t, stage, offset));
+      int64_t offset = 0;
+      for (int64_t w : widths) {
         offsets.push_back(offset);
         offset += w;
       }
-      // Scales are read while WGMMA runs; the stage can then be released
-      // before the last slice's FMAs.
-      Value scales;
-      if (earlyScales)
-        scales = b.create<LoadScalesOp>(loc, scalesType, stage);
+      // Scales held in registers are read before the WGMMAs are issued (by
+      // default): issued after them, the loads queue behind the WGMMAs'
+      // shared-memory operand reads and the promotion waits for them.
+      SmallVector<Value> scales(widths.size());
+      auto loadScales = [&] {
+        for (auto [i, w] : llvm::enumerate(widths))
+          if (early[i])
+            scales[i] = b.create<LoadScalesOp>(
+                loc, VectorType::get({2 + w / 4}, b.getF32Type()), stage,
+                offsets[i]);
+      };
+      if (scalesBeforeMma)
+        loadScales();
+      SmallVector<Value> accs;
+      for (auto [i, t] : llvm::enumerate(accTypes))
+        accs.push_back(b.create<MmaOp>(loc, t, stage, offsets[i]));
+      if (!scalesBeforeMma)
+        loadScales();
       SmallVector<Value> yields = {e.add(kit, e.i32(1))};
       for (auto [i, acc] : llvm::enumerate(accs)) {
         Value sum = kloop.getRegionIterArg(1 + i);
-        yields.push_back(b.create<PromoteOp>(
-            loc, acc.getType(), sum, acc, scales,
-            earlyScales ? Value() : stage, offsets[i]));
+        yields.push_back(b.create<PromoteOp>(loc, acc.getType(), sum, acc,
+                                             scales[i],
+                                             early[i] ? Value() : stage,
+                                             offsets[i]));
       }
       b.create<scf::YieldOp>(loc, yields);
     }
@@ -322,6 +339,7 @@ private:
   ConfigAttr config;
   int64_t scaleRegisterBudget;
   int64_t mmaSlices;
+  bool scalesBeforeMma;
 };
 
 struct LowerToKernelPass
@@ -351,7 +369,9 @@ struct LowerToKernelPass
       // are launch arguments), so descriptions sharing one share the kernel.
       OpBuilder builder(gemm);
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
-        KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices).build();
+        KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
+                      scalesBeforeMma)
+            .build();
         ++numKernels;
       }
       gemm.erase();

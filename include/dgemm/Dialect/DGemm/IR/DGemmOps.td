@@ -276,11 +276,16 @@ def DGemm_LoadScalesOp : DGemm_Op<"load_scales",
   let summary = "Reads the executing thread's sfa and sfb values of a stage";
   let description = [{
     Ordinary shared-memory loads of the scales the thread's accumulator
-    fragment needs: its two rows of sfa, then its block_n / 4 columns of sfb.
+    fragment needs for tile columns [`col_offset`, `col_offset` + N): its two
+    rows of sfa, then its N / 4 columns of sfb (two per 8-column group), N
+    being 4 * (length - 2).
   }];
-  let arguments = (ins I32:$stage);
+  let arguments = (ins I32:$stage, DefaultValuedAttr<I64Attr, "0">:$col_offset);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$scales);
-  let assemblyFormat = "`stage` `(` $stage `)` attr-dict `:` type($scales)";
+  let assemblyFormat = [{
+    `stage` `(` $stage `)` (`cols` `(` $col_offset^ `)`)? attr-dict `:` type($scales)
+  }];
+  let hasVerifier = 1;
 }
 
 def DGemm_PromoteOp : DGemm_Op<"promote",
@@ -290,7 +295,7 @@ def DGemm_PromoteOp : DGemm_Op<"promote",
   let summary = "Scales a block product and adds it to the FP32 sum";
   let description = [{
     result = sum + acc * sfa[row] * sfb[col]. The scales come either from
-    dgemm.load_scales (`scales`, registers, always the whole tile's), or are
+    dgemm.load_scales (`scales`, registers, of the same columns), or are
     read here from stage `stage` by ordinary shared-memory loads, one pair at
     a time, when holding them all would not fit the register budget.
     `col_offset` is the first tile column of `acc` (see dgemm.mma), which

@@ -53,7 +53,10 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
     Option<"mmaSlices", "mma-slices", "int", "2",
            "Column slices each block product is split into (one WGMMA commit "
            "group each), so that the promotion of a slice overlaps the "
-           "WGMMA of the next; 1 computes the whole tile as one group">
+           "WGMMA of the next; 1 computes the whole tile as one group">,
+    Option<"scalesBeforeMma", "scales-before-mma", "bool", "true",
+           "Read register-held scales before issuing the block's WGMMAs "
+           "(false: after them)">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
