@@ -21,6 +21,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.scaleRegisterBudget = options.scaleRegisterBudget;
   lower.mmaSlices = options.mmaSlices;
   lower.scalesBeforeMma = options.scalesBeforeMma;
+  lower.alternateWarpgroups = options.alternateWarpgroups;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;

@@ -33,10 +33,13 @@ struct DGemmPipelineOptions
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(202)};
   Option<int> mmaSlices{*this, "mma-slices",
                         llvm::cl::desc("See dgemm-lower-to-kernel"),
-                        llvm::cl::init(2)};
+                        llvm::cl::init(1)};
   Option<bool> scalesBeforeMma{*this, "scales-before-mma",
                                llvm::cl::desc("See dgemm-lower-to-kernel"),
                                llvm::cl::init(true)};
+  Option<bool> alternateWarpgroups{
+      *this, "alternate-warpgroups",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(true)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

@@ -171,6 +171,7 @@ private:
   void lowerDescPublish(DescPublishOp op);
   void lowerMma(MmaOp op);
   void lowerMmaWait(MmaWaitOp op);
+  void lowerTurn(TurnOp op);
   void lowerProxyFence(ProxyFenceOp op);
   void lowerLoadScales(LoadScalesOp op);
   struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
@@ -478,6 +479,39 @@ void KernelLowering::lowerMma(MmaOp op) {
 void KernelLowering::lowerMmaWait(MmaWaitOp op) {
   OpBuilder b(op);
   b.create<NVVM::WgmmaWaitGroupSyncOp>(op.getLoc(), op.getPending());
+  op.erase();
+}
+
+/// Named barrier 1 is warpgroup 0's turn, 2 is warpgroup 1's; each phase
+/// completes with the 128 threads of the waiting warpgroup (bar.sync) and the
+/// 128 of the passing one (bar.arrive). Barrier 0 is the CTA-wide one.
+void KernelLowering::lowerTurn(TurnOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value wg = mathWarpgroup(b, loc, tid(b, loc));
+  Value one = i32(b, loc, 1), two = i32(b, loc, 2);
+  switch (op.getAction()) {
+  case TurnAction::start: // warpgroup 1 gives warpgroup 0 the first turn
+    inlinePtx(b, loc,
+              "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 1;\n\t"
+              "@p bar.arrive 1, 256;\n\t}",
+              "r,~{memory}", ValueRange{wg});
+    break;
+  case TurnAction::wait: // bar.sync (1 + wg)
+    inlinePtx(b, loc, "bar.sync $0, 256;", "r,~{memory}",
+              ValueRange{b.create<LLVM::AddOp>(loc, wg, one)});
+    break;
+  case TurnAction::pass: // bar.arrive (2 - wg): the other warpgroup's turn
+    inlinePtx(b, loc, "bar.arrive $0, 256;", "r,~{memory}",
+              ValueRange{b.create<LLVM::SubOp>(loc, two, wg)});
+    break;
+  case TurnAction::finish: // warpgroup 0 takes warpgroup 1's last pass
+    inlinePtx(b, loc,
+              "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t"
+              "@p bar.sync 1, 256;\n\t}",
+              "r,~{memory}", ValueRange{wg});
+    break;
+  }
   op.erase();
 }
 
@@ -857,6 +891,7 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
   lowerEach([&](ArriveOp op) { lowerArrive(op); });
   lowerEach([&](MmaOp op) { lowerMma(op); });
   lowerEach([&](MmaWaitOp op) { lowerMmaWait(op); });
+  lowerEach([&](TurnOp op) { lowerTurn(op); });
   lowerEach([&](ProxyFenceOp op) { lowerProxyFence(op); });
   lowerEach([&](LoadScalesOp op) { lowerLoadScales(op); });
   lowerEach([&](PromoteOp op) { lowerPromote(op); });

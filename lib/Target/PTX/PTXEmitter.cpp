@@ -233,12 +233,17 @@ llvm::cl::opt<int> translateScaleRegisterBudget(
 llvm::cl::opt<int> translateMmaSlices(
     "mma-slices",
     llvm::cl::desc("Column slices per block product (see "
-                   "dgemm-lower-to-kernel; 1: no promotion overlap)"),
-    llvm::cl::init(2));
+                   "dgemm-lower-to-kernel)"),
+    llvm::cl::init(1));
 llvm::cl::opt<bool> translateScalesBeforeMma(
     "scales-before-mma",
     llvm::cl::desc("Read register-held scales before issuing the WGMMAs "
                    "(see dgemm-lower-to-kernel)"),
+    llvm::cl::init(true));
+llvm::cl::opt<bool> translateAlternateWarpgroups(
+    "alternate-warpgroups",
+    llvm::cl::desc("Math warpgroups take turns issuing WGMMA (see "
+                   "dgemm-lower-to-kernel)"),
     llvm::cl::init(true));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
@@ -262,6 +267,7 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
         pipeline.mmaSlices = translateMmaSlices;
         pipeline.scalesBeforeMma = translateScalesBeforeMma;
+        pipeline.alternateWarpgroups = translateAlternateWarpgroups;
         pipeline.perChunkEpilogue = translatePerChunkEpilogue;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());

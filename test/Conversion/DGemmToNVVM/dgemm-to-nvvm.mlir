@@ -1,6 +1,7 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=per-chunk-epilogue --canonicalize | FileCheck %s --check-prefix=PER-CHUNK
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SLICES
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MC
 
 // With cluster_m = 2: every empty barrier counts the 8 warps of both CTAs;
@@ -24,10 +25,11 @@
 // CHECK-LABEL: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2(
 // CHECK-SAME: %{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
-// B tiles start after 6 stages of 16 KB A tiles (98304); the second column
-// slice's B rows start 64 rows of 128 bytes further (106496).
-// CHECK-DAG: %[[BSLICE1:.+]] = llvm.mlir.constant(106496 : i32)
-// CHECK-DAG: %[[BSLICE0:.+]] = llvm.mlir.constant(98304 : i32)
+// B tiles start after 6 stages of 16 KB A tiles (98304); with two column
+// slices, the second slice's B rows start 64 rows of 128 bytes further
+// (106496).
+// SLICES-DAG: %[[BSLICE1:.+]] = llvm.mlir.constant(106496 : i32)
+// SLICES-DAG: %[[BSLICE0:.+]] = llvm.mlir.constant(98304 : i32)
 
 // Barrier set-up, then the role split with register moves.
 // CHECK: nvvm.mbarrier.init
@@ -48,31 +50,45 @@
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
 
-// Math: full wait, then two column slices of four FP8 WGMMAs each (the first
-// of each overwrites), each slice one commit group; the second slice's B
-// descriptor starts 64 rows of 128 bytes (8192 bytes, 512 in the
-// descriptor's 16-byte units) into the stage's B tile. The first slice's
-// promotion waits for its group only.
+// Math: warpgroup 1 hands the first turn to warpgroup 0 (named barrier 1);
+// per block: full wait, the scale loads, this warpgroup's turn (bar.sync on
+// barrier 1 + warpgroup), four FP8 WGMMAs (the first overwrites) as one
+// commit group, the wait for them.
 // CHECK: nvvm.setmaxregister increase 232
+// CHECK: @p bar.arrive 1, 256;
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
-// CHECK: llvm.add %{{.+}}, %[[BSLICE0]] : i32
+// CHECK: "bar.sync $0, 256;"
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: llvm.add %{{.+}}, %[[BSLICE1]] : i32
-// CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
-// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+
+// SLICES: nvvm.setmaxregister increase 232
+// SLICES: llvm.add %{{.+}}, %[[BSLICE0]] : i32
+// SLICES: nvvm.wgmma.fence.aligned
+// SLICES: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
+// SLICES-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// SLICES: nvvm.wgmma.commit.group.sync.aligned
+// SLICES: llvm.add %{{.+}}, %[[BSLICE1]] : i32
+// SLICES: nvvm.wgmma.fence.aligned
+// SLICES: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
+// SLICES-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// SLICES: nvvm.wgmma.commit.group.sync.aligned
+// SLICES: nvvm.wgmma.wait.group.sync.aligned 1
+// SLICES: nvvm.wgmma.wait.group.sync.aligned 0
 // The release: the proxy fence that orders the scales' ld.shared before the
 // producer's next TMA write, a warp-wide sync, then one arrive per warp.
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.bar.warp.sync
 // CHECK: scf.if
 // CHECK-NEXT: nvvm.mbarrier.arrive
+// Then the turn passes to the other warpgroup (bar.arrive on barrier
+// 2 - warpgroup) before the promotion; after the last tile warpgroup 0 takes
+// warpgroup 1's last pass.
+// CHECK: "bar.arrive $0, 256;"
+// CHECK: llvm.fmul
+// CHECK: llvm.intr.fma
 
 // The epilogue tests the whole tile once (block_m / block_n against M / N).
 // An interior tile issues all 32 C loads of the thread before the first add
@@ -93,6 +109,7 @@
 // CHECK: llvm.fadd
 // CHECK: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>{{$}}
 // CHECK-NEXT: }
+// CHECK: @p bar.sync 1, 256;
 
 // The per-chunk form: no whole-tile test; each chunk's load, add and store
 // sit under its own guard.

@@ -272,7 +272,7 @@ dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
     %s, %p = dgemm.stage %m of 4
     %acc = dgemm.mma stage(%s) cols(64) : vector<32xf32>
     %sc = dgemm.load_scales stage(%s) : vector<18xf32>
-    // expected-error @+1 {{'scales' hold sfb for 64 columns, but the slice ends at column 128}}
+    // expected-error @+1 {{'scales' were loaded for columns from 0, the slice starts at column 64}}
     %r = dgemm.promote %acc into %acc scales(%sc : vector<18xf32>) cols(64) : vector<32xf32>
   }
 }
@@ -288,5 +288,46 @@ dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
     %acc = dgemm.mma stage(%s) : vector<32xf32>
     // expected-error @+1 {{sums cover 64 columns, the tile has block_n = 128}}
     dgemm.epilogue %acc group(%g) tile(%m, %n) : vector<32xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    %sc0 = dgemm.load_scales stage(%s) : vector<18xf32>
+    %acc = dgemm.mma stage(%s) : vector<64xf32>
+    // expected-error @+1 {{'scales' must hold 2 sfa and 32 sfb values for a 128-column slice, got 18 values}}
+    %sc = dgemm.promote %acc into %acc scales(%sc0 : vector<18xf32>) : vector<64xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    %acc = dgemm.mma stage(%s) : vector<64xf32>
+    // expected-error @+1 {{only 'pass' takes accumulators}}
+    dgemm.turn wait %acc : vector<64xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 64, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 1, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 240) {
+    // expected-error @+1 {{needs two math warpgroups to alternate, the kernel has math_warpgroups = 1}}
+    dgemm.turn start
   }
 }

@@ -1,7 +1,8 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=scale-register-budget=0 | FileCheck %s --check-prefix=LATE --implicit-check-not=dgemm.load_scales
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel | FileCheck %s --check-prefix=MC
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=1 | FileCheck %s --check-prefix=ONE
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=2 alternate-warpgroups=false" --canonicalize | FileCheck %s --check-prefix=SLICES --implicit-check-not=dgemm.turn
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=scales-before-mma=false alternate-warpgroups=false" --canonicalize | FileCheck %s --check-prefix=OLD --implicit-check-not=dgemm.turn
 
 // With cluster_m = 2 each CTA of a pair loads its own A tile and half of the
 // shared B tile, which it multicasts to both CTAs.
@@ -36,33 +37,51 @@
 // CHECK-NEXT: dgemm.tma.load sfa stage
 // CHECK-NEXT: dgemm.tma.load sfb stage
 
-// Math: WGMMA block products promoted into FP32 sums, then the epilogue. The
-// 128-column tile is computed as two 64-column slices, each its own WGMMA
-// group with its own accumulator and sum, so that dgemm-place-sync can let the
-// promotion of the first overlap the WGMMA of the second.
+// Math: WGMMA block products promoted into an FP32 sum, then the epilogue.
+// The scales the promotion holds in registers are read before the WGMMAs are
+// issued. The two math warpgroups take turns issuing WGMMA: each waits for
+// its turn, issues, and hands the turn over once its WGMMAs are complete
+// (dgemm.turn pass reads the accumulator), so one's WGMMAs run while the
+// other promotes.
 // CHECK: math(regs = 232)
-// CHECK: scf.for
+// CHECK: dgemm.turn start
+// CHECK-NEXT: scf.for
 // CHECK: %[[S:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
-// CHECK-NEXT: %[[ACC0:.+]] = dgemm.mma stage(%[[S]]) : vector<32xf32>
-// CHECK-NEXT: %[[ACC1:.+]] = dgemm.mma stage(%[[S]]) cols(64) : vector<32xf32>
 // CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[S]]) : vector<34xf32>
-// CHECK: %[[P0:.+]] = dgemm.promote %[[ACC0]] into %{{.+}} scales(%[[SC]] : vector<34xf32>) : vector<32xf32>
-// CHECK-NEXT: %[[P1:.+]] = dgemm.promote %[[ACC1]] into %{{.+}} scales(%[[SC]] : vector<34xf32>) cols(64) : vector<32xf32>
-// CHECK-NEXT: scf.yield %{{.+}}, %[[P0]], %[[P1]]
-// CHECK: dgemm.epilogue %[[SUMS:.+]]#1, %[[SUMS]]#2 group({{.+}}) tile({{.+}}) : vector<32xf32>, vector<32xf32>
+// CHECK-NEXT: dgemm.turn wait
+// CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[S]]) : vector<64xf32>
+// CHECK-NEXT: dgemm.turn pass %[[ACC]] : vector<64xf32>
+// CHECK: dgemm.promote %[[ACC]] into %{{.+}} scales(%[[SC]] : vector<34xf32>) : vector<64xf32>
+// CHECK: dgemm.epilogue %{{.+}} group({{.+}}) tile({{.+}}) : vector<64xf32>{{$}}
+// CHECK: dgemm.turn finish
 
 // With no register budget for held scales, the promotion reads them from the
 // stage itself.
-// LATE: %[[LACC0:.+]] = dgemm.mma stage(%[[LS:.+]]) : vector<32xf32>
-// LATE-NEXT: %[[LACC1:.+]] = dgemm.mma stage(%[[LS]]) cols(64) : vector<32xf32>
-// LATE: dgemm.promote %[[LACC0]] into %{{.+}} stage(%[[LS]]) : vector<32xf32>
-// LATE-NEXT: dgemm.promote %[[LACC1]] into %{{.+}} stage(%[[LS]]) cols(64) : vector<32xf32>
+// LATE: %[[LACC:.+]] = dgemm.mma stage(%[[LS:.+]]) : vector<64xf32>
+// LATE: dgemm.promote %[[LACC]] into %{{.+}} stage(%[[LS]]) : vector<64xf32>
 
-// mma-slices=1: one WGMMA group over the whole tile.
-// ONE: %[[OACC:.+]] = dgemm.mma stage(%[[OS:.+]]) : vector<64xf32>
-// ONE-NEXT: %[[OSC:.+]] = dgemm.load_scales stage(%[[OS]]) : vector<34xf32>
-// ONE: dgemm.promote %[[OACC]] into %{{.+}} scales(%[[OSC]] : vector<34xf32>) : vector<64xf32>
-// ONE: dgemm.epilogue %{{.+}} group({{.+}}) tile({{.+}}) : vector<64xf32>{{$}}
+// mma-slices=2: the 128-column tile as two 64-column slices, each its own
+// WGMMA group with its own accumulator, scales and sum, so that
+// dgemm-place-sync can let the promotion of the first overlap the WGMMA of
+// the second (without alternating warpgroups, which would wait for both).
+// SLICES: math(regs = 232)
+// SLICES: %[[S2:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
+// SLICES-NEXT: %[[SC0:.+]] = dgemm.load_scales stage(%[[S2]]) : vector<18xf32>
+// SLICES-NEXT: %[[SC1:.+]] = dgemm.load_scales stage(%[[S2]]) cols(64) : vector<18xf32>
+// SLICES-NEXT: %[[ACC0:.+]] = dgemm.mma stage(%[[S2]]) : vector<32xf32>
+// SLICES-NEXT: %[[ACC1:.+]] = dgemm.mma stage(%[[S2]]) cols(64) : vector<32xf32>
+// SLICES: %[[P0:.+]] = dgemm.promote %[[ACC0]] into %{{.+}} scales(%[[SC0]] : vector<18xf32>) : vector<32xf32>
+// SLICES-NEXT: %[[P1:.+]] = dgemm.promote %[[ACC1]] into %{{.+}} scales(%[[SC1]] : vector<18xf32>) cols(64) : vector<32xf32>
+// SLICES-NEXT: scf.yield %{{.+}}, %[[P0]], %[[P1]]
+// SLICES: dgemm.epilogue %[[SUMS:.+]]#1, %[[SUMS]]#2 group({{.+}}) tile({{.+}}) : vector<32xf32>, vector<32xf32>
+
+// The earlier form: scales read after the WGMMAs are issued, warpgroups not
+// alternating.
+// OLD: math(regs = 232)
+// OLD: %[[OS:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
+// OLD-NEXT: %[[OACC:.+]] = dgemm.mma stage(%[[OS]]) : vector<64xf32>
+// OLD-NEXT: %[[OSC:.+]] = dgemm.load_scales stage(%[[OS]]) : vector<34xf32>
+// OLD: dgemm.promote %[[OACC]] into %{{.+}} scales(%[[OSC]] : vector<34xf32>) : vector<64xf32>
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
 dgemm.gemm @other k_grouped_contiguous nt m = 2048 n = 2048 k = ?

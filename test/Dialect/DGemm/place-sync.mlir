@@ -4,8 +4,9 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-descriptor-drain | FileCheck %s --check-prefix=UNSAFE
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread | FileCheck %s --check-prefix=PER-THREAD
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence | FileCheck %s --check-prefix=NO-FENCE
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=1 --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=ONE
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=3 --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=THREE
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=2 alternate-warpgroups=false" --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=TWO
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=3 alternate-warpgroups=false" --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=THREE
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
 
 // NO-FENCE-NOT: dgemm.proxy.fence
@@ -55,26 +56,24 @@
 // CHECK-NEXT: dgemm.tma.load sfa stage(%[[PS]])
 // CHECK-NEXT: dgemm.tma.load sfb stage(%[[PS]])
 
-// The math role waits for the full barrier before WGMMA reads the stage. The
-// tile is two column slices, two WGMMA groups: the first slice's promotion
-// waits only for its own group (wait_group 1), so it runs while the tensor
-// cores compute the second. The scale loads overlap WGMMA; the stage is
-// released as soon as both WGMMA groups (async readers) completed, and the
-// last promotion reads only registers. The scale loads are generic-proxy
-// reads of a stage the producer refills through the async proxy (TMA), so a
-// proxy fence precedes the release.
+// The math role waits for the full barrier before the first read of the
+// stage: the scale loads, issued before the WGMMAs. The warpgroups take turns
+// issuing WGMMA; handing the turn over reads the accumulator, so the WGMMA
+// wait precedes it. The stage is released as soon as WGMMA (an async reader)
+// completed, and the promotion reads only registers. The scale loads are
+// generic-proxy reads of a stage the producer refills through the async
+// proxy (TMA), so a proxy fence precedes the release.
 // CHECK: math(regs = 232)
 // CHECK: %[[MS:.+]], %[[MP:.+]] = dgemm.stage {{%.+}} of 6
 // CHECK-NEXT: dgemm.wait full(%[[MS]]) phase(%[[MP]])
-// CHECK-NEXT: %[[ACC0:.+]] = dgemm.mma stage(%[[MS]]) : vector<32xf32>
-// CHECK-NEXT: %[[ACC1:.+]] = dgemm.mma stage(%[[MS]]) cols(64) : vector<32xf32>
 // CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[MS]]) : vector<34xf32>
-// CHECK: dgemm.mma.wait pending(1)
-// CHECK-NEXT: dgemm.promote %[[ACC0]] into {{%.+}} scales(%[[SC]] : vector<34xf32>)
+// CHECK-NEXT: dgemm.turn wait
+// CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[MS]]) : vector<64xf32>
 // CHECK-NEXT: dgemm.mma.wait{{$}}
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[MS]])
-// CHECK-NEXT: dgemm.promote %[[ACC1]] into {{%.+}} scales(%[[SC]] : vector<34xf32>) cols(64)
+// CHECK-NEXT: dgemm.turn pass %[[ACC]]
+// CHECK: dgemm.promote %[[ACC]] into {{%.+}} scales(%[[SC]] : vector<34xf32>)
 // CHECK: dgemm.epilogue
 // CHECK: } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 
@@ -86,26 +85,33 @@ dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
 
 // A 192-wide tile cannot also hold its scales in registers: the promotion
-// reads them from the stage, so the release (fenced) follows the last
-// promotion.
+// reads them from the stage, so the release (fenced) follows the promotion.
 // CHECK-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
 // CHECK: math(regs = 232)
 // CHECK: %[[WS:.+]], %[[WP:.+]] = dgemm.stage {{%.+}} of 5
+// CHECK-NEXT: dgemm.turn wait
 // CHECK-NEXT: dgemm.wait full(%[[WS]]) phase(%[[WP]])
-// CHECK-NEXT: %[[WACC0:.+]] = dgemm.mma stage(%[[WS]]) : vector<48xf32>
-// CHECK-NEXT: %[[WACC1:.+]] = dgemm.mma stage(%[[WS]]) cols(96) : vector<48xf32>
-// CHECK: dgemm.mma.wait pending(1)
-// CHECK-NEXT: dgemm.promote %[[WACC0]] into {{%.+}} stage(%[[WS]]) : vector<48xf32>
+// CHECK-NEXT: %[[WACC:.+]] = dgemm.mma stage(%[[WS]]) : vector<96xf32>
 // CHECK-NEXT: dgemm.mma.wait{{$}}
-// CHECK-NEXT: dgemm.promote %[[WACC1]] into {{%.+}} stage(%[[WS]]) cols(96) : vector<48xf32>
+// CHECK-NEXT: dgemm.turn pass %[[WACC]]
+// CHECK: dgemm.promote %[[WACC]] into {{%.+}} stage(%[[WS]]) : vector<96xf32>
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[WS]])
 
-// ONE-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
-// ONE: dgemm.wait full
-// ONE-NEXT: %[[OACC:.+]] = dgemm.mma stage({{%.+}}) : vector<96xf32>
-// ONE: dgemm.mma.wait{{$}}
-// ONE-NEXT: dgemm.promote %[[OACC]]
+// Two column slices (mma-slices=2, warpgroups not alternating): the first
+// slice's promotion waits only for its own WGMMA group (wait_group 1), so it
+// runs while the tensor cores compute the second; the release follows the
+// last promotion.
+// TWO-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
+// TWO: dgemm.wait full
+// TWO-NEXT: %[[TACC0:.+]] = dgemm.mma stage(%[[TS:.+]]) : vector<48xf32>
+// TWO-NEXT: %[[TACC1:.+]] = dgemm.mma stage(%[[TS]]) cols(96) : vector<48xf32>
+// TWO: dgemm.mma.wait pending(1)
+// TWO-NEXT: dgemm.promote %[[TACC0]] into {{%.+}} stage(%[[TS]]) : vector<48xf32>
+// TWO-NEXT: dgemm.mma.wait{{$}}
+// TWO-NEXT: dgemm.promote %[[TACC1]] into {{%.+}} stage(%[[TS]]) cols(96) : vector<48xf32>
+// TWO-NEXT: dgemm.proxy.fence
+// TWO-NEXT: dgemm.arrive empty(%[[TS]])
 dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
     config <block_m = 128, block_n = 192, block_k = 128, stages = 5,

@@ -304,6 +304,23 @@ LogicalResult LoadScalesOp::verify() {
   return verifySlice(*this, getColOffset(), 4 * (len - 2));
 }
 
+LogicalResult TurnOp::verify() {
+  if (getAction() != TurnAction::pass && !getAccs().empty())
+    return emitOpError("only 'pass' takes accumulators");
+  if (ConfigAttr config = getKernelConfig(*this))
+    if (config.getMathWarpgroups() != 2)
+      return emitOpError("needs two math warpgroups to alternate, the kernel "
+                         "has math_warpgroups = ")
+             << config.getMathWarpgroups();
+  return success();
+}
+
+void TurnOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
+  for (Value acc : getAccs())
+    accesses.push_back(
+        {ResourceKind::Accumulator, acc, AccessKind::Read, Proxy::Generic});
+}
+
 LogicalResult EpilogueOp::verify() {
   if (getSums().empty())
     return emitOpError("needs at least one sum");

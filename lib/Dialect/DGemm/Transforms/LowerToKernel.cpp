@@ -99,10 +99,12 @@ struct TileSchedule {
 class KernelBuilder {
 public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
-                int64_t mmaSlices, bool scalesBeforeMma)
+                int64_t mmaSlices, bool scalesBeforeMma,
+                bool alternateWarpgroups)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
-        scalesBeforeMma(scalesBeforeMma) {}
+        scalesBeforeMma(scalesBeforeMma),
+        alternateWarpgroups(alternateWarpgroups) {}
 
   /// Column widths of the slices a block product is split into: `slices`
   /// near-equal widths, each a multiple of 8 (a WGMMA N and a swizzle atom
@@ -277,8 +279,18 @@ private:
       if (early.back())
         regs += w / 4;
     }
+    // With two math warpgroups on the same stage, they take turns on the
+    // tensor cores: one's WGMMAs run while the other promotes.
+    bool alternate = alternateWarpgroups && config.getMathWarpgroups() == 2;
+    if (alternate)
+      b.create<TurnOp>(loc, TurnAction::start, ValueRange{});
     auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
                                       ValueRange{e.i32(0)});
+    if (alternate) {
+      OpBuilder::InsertionGuard after(b);
+      b.setInsertionPointAfter(tiles);
+      b.create<TurnOp>(loc, TurnAction::finish, ValueRange{});
+    }
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(tiles.getBody());
     Value it = tiles.getRegionIterArg(0);
@@ -314,11 +326,15 @@ private:
       };
       if (scalesBeforeMma)
         loadScales();
+      if (alternate)
+        b.create<TurnOp>(loc, TurnAction::wait, ValueRange{});
       SmallVector<Value> accs;
       for (auto [i, t] : llvm::enumerate(accTypes))
         accs.push_back(b.create<MmaOp>(loc, t, stage, offsets[i]));
       if (!scalesBeforeMma)
         loadScales();
+      if (alternate)
+        b.create<TurnOp>(loc, TurnAction::pass, accs);
       SmallVector<Value> yields = {e.add(kit, e.i32(1))};
       for (auto [i, acc] : llvm::enumerate(accs)) {
         Value sum = kloop.getRegionIterArg(1 + i);
@@ -340,6 +356,7 @@ private:
   int64_t scaleRegisterBudget;
   int64_t mmaSlices;
   bool scalesBeforeMma;
+  bool alternateWarpgroups;
 };
 
 struct LowerToKernelPass
@@ -370,7 +387,7 @@ struct LowerToKernelPass
       OpBuilder builder(gemm);
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
-                      scalesBeforeMma)
+                      scalesBeforeMma, alternateWarpgroups)
             .build();
         ++numKernels;
       }

@@ -91,6 +91,17 @@ def DGemm_Multicast : I32EnumAttr<"Multicast", "Operand shared by a 2-CTA cluste
   let cppNamespace = "::mlir::dgemm";
 }
 
+def DGemm_TurnAction : I32EnumAttr<"TurnAction",
+    "Step of the math warpgroups' alternation on the tensor cores", [
+    I32EnumAttrCase<"start", 0>, I32EnumAttrCase<"wait", 1>,
+    I32EnumAttrCase<"pass", 2>, I32EnumAttrCase<"finish", 3>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+def DGemm_TurnActionAttr : EnumAttr<DGemm_Dialect, DGemm_TurnAction, "turn_action"> {
+  let assemblyFormat = "$value";
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
@@ -310,6 +321,37 @@ def DGemm_PromoteOp : DGemm_Op<"promote",
   let assemblyFormat = [{
     $acc `into` $sum (`scales` `(` $scales^ `:` type($scales) `)`)?
     (`stage` `(` $stage^ `)`)? (`cols` `(` $col_offset^ `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DGemm_TurnOp : DGemm_Op<"turn",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
+  let summary = "Makes the two math warpgroups take turns on the tensor cores";
+  let description = [{
+    With two math warpgroups working on the same stage, both would issue
+    their WGMMAs at once, wait for them together and then promote together,
+    leaving the tensor cores idle during every promotion. Taking turns, one
+    warpgroup's WGMMAs run while the other promotes:
+
+    - `start` (math role entry): warpgroup 1 hands the first turn to
+      warpgroup 0;
+    - `wait` (before a block's WGMMAs): waits for this warpgroup's turn;
+    - `pass` (after them): once `accs` are complete, hands the turn to the
+      other warpgroup. It reads `accs` (as the promotion does), so
+      dgemm-place-sync completes their WGMMAs first;
+    - `finish` (math role exit): warpgroup 0 takes the last turn warpgroup 1
+      handed over, so every named-barrier phase completes.
+
+    Lowered to named barriers (`bar.sync` / `bar.arrive`, 256 threads, one
+    barrier per warpgroup). Both warpgroups run the same blocks, so waits and
+    passes pair up. It orders issue only and protects no resource: the
+    hazards stay with the barriers and waits dgemm-place-sync derives.
+  }];
+  let arguments = (ins DGemm_TurnActionAttr:$action,
+                   Variadic<VectorOfRankAndType<[1], [F32]>>:$accs);
+  let assemblyFormat = [{
+    `` $action ($accs^ `:` type($accs))? attr-dict
   }];
   let hasVerifier = 1;
 }

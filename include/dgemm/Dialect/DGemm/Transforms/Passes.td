@@ -50,13 +50,16 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
            "Registers a math thread may hold for its WGMMA fragment, FP32 sum "
            "and a block's scales at once; tiles that need more read the "
            "scales during the promotion and release the stage after it">,
-    Option<"mmaSlices", "mma-slices", "int", "2",
+    Option<"mmaSlices", "mma-slices", "int", "1",
            "Column slices each block product is split into (one WGMMA commit "
            "group each), so that the promotion of a slice overlaps the "
            "WGMMA of the next; 1 computes the whole tile as one group">,
     Option<"scalesBeforeMma", "scales-before-mma", "bool", "true",
            "Read register-held scales before issuing the block's WGMMAs "
-           "(false: after them)">
+           "(false: after them)">,
+    Option<"alternateWarpgroups", "alternate-warpgroups", "bool", "true",
+           "Two math warpgroups take turns issuing WGMMA (dgemm.turn), so "
+           "one's WGMMAs run while the other promotes">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
