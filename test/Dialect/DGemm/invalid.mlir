@@ -316,7 +316,7 @@ dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
     %s, %p = dgemm.stage %m of 4
     %acc = dgemm.mma stage(%s) : vector<64xf32>
     // expected-error @+1 {{only 'pass' takes accumulators}}
-    dgemm.turn wait %acc : vector<64xf32>
+    dgemm.turn wait(%acc : vector<64xf32>)
   }
 }
 

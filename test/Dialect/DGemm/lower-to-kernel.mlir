@@ -50,7 +50,7 @@
 // CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[S]]) : vector<34xf32>
 // CHECK-NEXT: dgemm.turn wait
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[S]]) : vector<64xf32>
-// CHECK-NEXT: dgemm.turn pass %[[ACC]] : vector<64xf32>
+// CHECK-NEXT: dgemm.turn pass(%[[ACC]] : vector<64xf32>)
 // CHECK: dgemm.promote %[[ACC]] into %{{.+}} scales(%[[SC]] : vector<34xf32>) : vector<64xf32>
 // CHECK: dgemm.epilogue %{{.+}} group({{.+}}) tile({{.+}}) : vector<64xf32>{{$}}
 // CHECK: dgemm.turn finish

@@ -72,7 +72,7 @@
 // CHECK-NEXT: dgemm.mma.wait{{$}}
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[MS]])
-// CHECK-NEXT: dgemm.turn pass %[[ACC]]
+// CHECK-NEXT: dgemm.turn pass(%[[ACC]]
 // CHECK: dgemm.promote %[[ACC]] into {{%.+}} scales(%[[SC]] : vector<34xf32>)
 // CHECK: dgemm.epilogue
 // CHECK: } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
@@ -93,7 +93,7 @@ dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
 // CHECK-NEXT: dgemm.wait full(%[[WS]]) phase(%[[WP]])
 // CHECK-NEXT: %[[WACC:.+]] = dgemm.mma stage(%[[WS]]) : vector<96xf32>
 // CHECK-NEXT: dgemm.mma.wait{{$}}
-// CHECK-NEXT: dgemm.turn pass %[[WACC]]
+// CHECK-NEXT: dgemm.turn pass(%[[WACC]]
 // CHECK: dgemm.promote %[[WACC]] into {{%.+}} stage(%[[WS]]) : vector<96xf32>
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[WS]])

@@ -378,7 +378,7 @@ dgemm.kernel @turn_before_mma_wait config <block_m = 128, block_n = 128, block_k
       // expected-note @+1 {{written asynchronously here ('dgemm.mma')}}
       %acc = dgemm.mma stage(%s) : vector<64xf32>
       // expected-error @+1 {{reads an accumulator before the WGMMA that writes it completed}}
-      dgemm.turn pass %acc : vector<64xf32>
+      dgemm.turn pass(%acc : vector<64xf32>)
       dgemm.mma.wait
       %sum = dgemm.promote %acc into %acc stage(%s) : vector<64xf32>
       dgemm.proxy.fence

@@ -351,7 +351,7 @@ def DGemm_TurnOp : DGemm_Op<"turn",
   let arguments = (ins DGemm_TurnActionAttr:$action,
                    Variadic<VectorOfRankAndType<[1], [F32]>>:$accs);
   let assemblyFormat = [{
-    `` $action ($accs^ `:` type($accs))? attr-dict
+    `` $action (`(` $accs^ `:` type($accs) `)`)? attr-dict
   }];
   let hasVerifier = 1;
 }
