@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Interleaved A/B timing of kernel bundles on bench.py's shapes, in one process.
+
+    PYTHONPATH=python DGEMM_RUNTIME_LIB=... python3 bench/ab.py BUNDLE_A BUNDLE_B [...] [--rounds N]
+
+Back-to-back bench.py runs of two bundles differ by several percent even for identical kernels
+(clocks are not locked and the card runs at its power cap), so a few-percent change cannot be
+told from drift that way. Here every round times one call of each bundle in turn (the runtime
+resolves DGEMM_KERNEL_DIR on every call and caches modules per directory), each after an L2
+flush, so drift hits all bundles alike. Per shape it prints the median time of each bundle and
+the median over rounds of each bundle's time relative to the first bundle's in the same round.
+
+Every bundle's result is checked against the first bundle's bit for bit on the first round
+(same inputs, no split-K: they must agree unless a kernel is wrong). A diagnostic, not a test.
+"""
+import argparse
+import os
+import statistics
+import sys
+
+import torch
+
+import dgemm
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (shapes, L2 flush size)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("bundles", nargs="+")
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args()
+    if len(args.bundles) < 2:
+        parser.error("give at least two bundle directories")
+    flush = torch.empty(bench.L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    names = [os.path.basename(os.path.normpath(b)) for b in args.bundles]
+    print(f"interleaved A/B, {args.rounds} rounds; relative = time / {names[0]}'s time, same round")
+    status = 0
+    for shape in bench.make_shapes(False):
+        g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
+        torch.manual_seed(0)
+        xa = torch.randn(sum(ks), m, device="cuda", dtype=torch.bfloat16)
+        xb = torch.randn(sum(ks), n, device="cuda", dtype=torch.bfloat16)
+        a = dgemm.make_k_grouped_operand(xa, ks)
+        b = dgemm.make_k_grouped_operand(xb, ks)
+        del xa, xb
+        kt = torch.tensor(ks, dtype=torch.int32, device="cuda")
+        c = torch.randn(g, m, n, device="cuda", dtype=torch.float32)
+        ds = [torch.full_like(c, float("nan")) for _ in args.bundles]
+
+        def call(i):
+            os.environ["DGEMM_KERNEL_DIR"] = args.bundles[i]
+            dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, ds[i], ks, kt, c)
+
+        for i in range(len(args.bundles)):   # warm-up, module load, and the bitwise check
+            for _ in range(3):
+                call(i)
+        torch.cuda.synchronize()
+        for i in range(1, len(args.bundles)):
+            if not torch.equal(ds[i], ds[0]):
+                print(f"!! {shape.name()}: {names[i]} differs from {names[0]}")
+                status = 1
+        times = [[] for _ in args.bundles]
+        for _ in range(args.rounds):
+            events = []
+            for i in range(len(args.bundles)):
+                flush.zero_()
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                # The host enqueues the call while the GPU sleeps (~100 us), so the start
+                # event does not wait on the host.
+                torch.cuda._sleep(200000)
+                s.record()
+                call(i)
+                e.record()
+                events.append((s, e))
+            torch.cuda.synchronize()
+            for i, (s, e) in enumerate(events):
+                times[i].append(s.elapsed_time(e) * 1e3)
+        cols = []
+        for i, name in enumerate(names):
+            med = statistics.median(times[i])
+            rel = statistics.median(t / t0 for t, t0 in zip(times[i], times[0]))
+            cols.append(f"{name} {med:8.1f} us {shape.flop / med / 1e6:5.0f} TF rel {rel:.3f}")
+        print(f"{shape.name():24s} | " + " | ".join(cols), flush=True)
+        del a, b, c, ds
+        torch.cuda.empty_cache()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
