@@ -134,4 +134,25 @@ TEST(WorkspaceTest, ClusterOverrideFromEnvironment) {
   EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target).clusterM, 2);
   ::unsetenv("DGEMM_CLUSTER_M");
 }
+
+TEST(WorkspaceTest, BlockNOverrideFromEnvironment) {
+  const std::vector<int32_t> ks = {1024, 1024};
+  Target target;
+  ::unsetenv("DGEMM_BLOCK_N");
+  KernelConfig chosen = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  ::setenv("DGEMM_BLOCK_N", "144", 1);
+  KernelConfig forced = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  EXPECT_EQ(forced.blockN, 144);
+  EXPECT_EQ(forced.blockM, chosen.blockM);
+  EXPECT_EQ(forced.clusterM, chosen.clusterM);
+  // The most stages that fit the narrower tile.
+  EXPECT_EQ(forced.stages, dgemm::heuristics::maxStages(forced.blockM, 144, target));
+  EXPECT_TRUE(dgemm::heuristics::checkConfig(forced, target).empty());
+  // A width the heuristics reject (too wide for the registers) is ignored.
+  ::setenv("DGEMM_BLOCK_N", "256", 1);
+  EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target), chosen);
+  ::setenv("DGEMM_BLOCK_N", "wide", 1);
+  EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target), chosen);
+  ::unsetenv("DGEMM_BLOCK_N");
+}
 } // namespace
