@@ -258,10 +258,12 @@ private:
     Emitter e{b, loc};
     TileSchedule sched = TileSchedule::build(e, kernel, config);
     Value ks = kernel.getArg(KernelOp::PtrKs);
-    // The block product is computed as column slices, each its own WGMMA
-    // commit group: the promotion of one slice runs on the CUDA cores while
-    // the tensor cores compute the next (dgemm-place-sync waits for each
-    // slice alone), so only the last slice's promotion leaves them idle.
+    // The block product can be computed as column slices (mma-slices), each
+    // its own WGMMA commit group: dgemm-place-sync waits for each slice
+    // alone, so the promotion of one slice runs while the tensor cores
+    // compute the next. Measured slower than one group on the H200 (the
+    // narrower WGMMAs re-read A from shared memory and the promotion's scale
+    // loads queue behind them; bench/NOTES.md), hence the default of 1.
     SmallVector<int64_t> widths = sliceWidths(config.getBlockN(), mmaSlices);
     SmallVector<VectorType> accTypes;
     for (int64_t w : widths)
