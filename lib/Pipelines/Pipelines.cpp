@@ -22,6 +22,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.mmaSlices = options.mmaSlices;
   lower.scalesBeforeMma = options.scalesBeforeMma;
   lower.alternateWarpgroups = options.alternateWarpgroups;
+  lower.passAfterIssue = options.passTurnAfterIssue;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;

@@ -40,6 +40,9 @@ struct DGemmPipelineOptions
   Option<bool> alternateWarpgroups{
       *this, "alternate-warpgroups",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(true)};
+  Option<bool> passTurnAfterIssue{
+      *this, "pass-turn-after-issue",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

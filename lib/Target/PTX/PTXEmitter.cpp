@@ -245,6 +245,11 @@ llvm::cl::opt<bool> translateAlternateWarpgroups(
     llvm::cl::desc("Math warpgroups take turns issuing WGMMA (see "
                    "dgemm-lower-to-kernel)"),
     llvm::cl::init(true));
+llvm::cl::opt<bool> translatePassTurnAfterIssue(
+    "pass-turn-after-issue",
+    llvm::cl::desc("Hand the tensor-core turn over once the WGMMAs are "
+                   "issued (see dgemm-lower-to-kernel)"),
+    llvm::cl::init(false));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
                                    llvm::cl::init(132));
@@ -268,6 +273,7 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.mmaSlices = translateMmaSlices;
         pipeline.scalesBeforeMma = translateScalesBeforeMma;
         pipeline.alternateWarpgroups = translateAlternateWarpgroups;
+        pipeline.passTurnAfterIssue = translatePassTurnAfterIssue;
         pipeline.perChunkEpilogue = translatePerChunkEpilogue;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());

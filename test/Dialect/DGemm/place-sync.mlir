@@ -7,6 +7,7 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=2 alternate-warpgroups=false" --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=TWO
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=3 alternate-warpgroups=false" --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=THREE
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --dgemm-verify-sync -o /dev/null
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=pass-turn-after-issue --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=EARLY-PASS
 // RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
 
 // NO-FENCE-NOT: dgemm.proxy.fence
@@ -97,6 +98,16 @@ dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
 // CHECK: dgemm.promote %[[WACC]] into {{%.+}} stage(%[[WS]]) : vector<96xf32>
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[WS]])
+
+// pass-turn-after-issue: the turn is handed over as soon as the WGMMAs are
+// issued (it reads no accumulator), and the WGMMA wait moves to the promotion.
+// EARLY-PASS-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
+// EARLY-PASS: dgemm.turn wait
+// EARLY-PASS-NEXT: dgemm.wait full
+// EARLY-PASS-NEXT: %[[EACC:.+]] = dgemm.mma stage
+// EARLY-PASS-NEXT: dgemm.turn pass{{$}}
+// EARLY-PASS: dgemm.mma.wait{{$}}
+// EARLY-PASS-NEXT: dgemm.promote %[[EACC]]
 
 // Two column slices (mma-slices=2, warpgroups not alternating): the first
 // slice's promotion waits only for its own WGMMA group (wait_group 1), so it

@@ -100,11 +100,12 @@ class KernelBuilder {
 public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
                 int64_t mmaSlices, bool scalesBeforeMma,
-                bool alternateWarpgroups)
+                bool alternateWarpgroups, bool passAfterIssue)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
-        alternateWarpgroups(alternateWarpgroups) {}
+        alternateWarpgroups(alternateWarpgroups),
+        passAfterIssue(passAfterIssue) {}
 
   /// Column widths of the slices a block product is split into: `slices`
   /// near-equal widths, each a multiple of 8 (a WGMMA N and a swizzle atom
@@ -336,7 +337,8 @@ private:
       if (!scalesBeforeMma)
         loadScales();
       if (alternate)
-        b.create<TurnOp>(loc, TurnAction::pass, accs);
+        b.create<TurnOp>(loc, TurnAction::pass,
+                         passAfterIssue ? ValueRange{} : ValueRange(accs));
       SmallVector<Value> yields = {e.add(kit, e.i32(1))};
       for (auto [i, acc] : llvm::enumerate(accs)) {
         Value sum = kloop.getRegionIterArg(1 + i);
@@ -359,6 +361,7 @@ private:
   int64_t mmaSlices;
   bool scalesBeforeMma;
   bool alternateWarpgroups;
+  bool passAfterIssue;
 };
 
 struct LowerToKernelPass
@@ -389,7 +392,7 @@ struct LowerToKernelPass
       OpBuilder builder(gemm);
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
-                      scalesBeforeMma, alternateWarpgroups)
+                      scalesBeforeMma, alternateWarpgroups, passAfterIssue)
             .build();
         ++numKernels;
       }

@@ -59,7 +59,10 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
            "(false: after them)">,
     Option<"alternateWarpgroups", "alternate-warpgroups", "bool", "true",
            "Two math warpgroups take turns issuing WGMMA (dgemm.turn), so "
-           "one's WGMMAs run while the other promotes">
+           "one's WGMMAs run while the other promotes">,
+    Option<"passAfterIssue", "pass-turn-after-issue", "bool", "false",
+           "With alternate-warpgroups: hand the turn over as soon as the "
+           "WGMMAs are issued instead of once they completed">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
