@@ -230,26 +230,12 @@ llvm::cl::opt<bool> translatePerChunkEpilogue(
 llvm::cl::opt<int> translateScaleRegisterBudget(
     "scale-register-budget", llvm::cl::desc("See dgemm-lower-to-kernel"),
     llvm::cl::init(202));
-llvm::cl::opt<int> translateMmaSlices(
-    "mma-slices",
-    llvm::cl::desc("Column slices per block product (see "
-                   "dgemm-lower-to-kernel)"),
-    llvm::cl::init(1));
-llvm::cl::opt<bool> translateScalesBeforeMma(
-    "scales-before-mma",
-    llvm::cl::desc("Read register-held scales before issuing the WGMMAs "
-                   "(see dgemm-lower-to-kernel)"),
-    llvm::cl::init(true));
-llvm::cl::opt<bool> translateAlternateWarpgroups(
-    "alternate-warpgroups",
-    llvm::cl::desc("Math warpgroups take turns issuing WGMMA (see "
-                   "dgemm-lower-to-kernel)"),
-    llvm::cl::init(true));
-llvm::cl::opt<bool> translatePassTurnAfterIssue(
-    "pass-turn-after-issue",
-    llvm::cl::desc("Hand the tensor-core turn over once the WGMMAs are "
-                   "issued (see dgemm-lower-to-kernel)"),
-    llvm::cl::init(false));
+llvm::cl::opt<std::string> pipelineOptions(
+    "pipeline-options",
+    llvm::cl::desc("Any option of the dgemm-to-llvm pipeline, as dgemm-opt "
+                   "takes them (for example 'mma-slices=2 "
+                   "alternate-warpgroups=false'); overrides the flags above"),
+    llvm::cl::init(""));
 llvm::cl::opt<int> translateNumSMs("num-sms",
                                    llvm::cl::desc("Target SM count"),
                                    llvm::cl::init(132));
@@ -270,11 +256,12 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.clusterM = translateClusterM;
         pipeline.releasePerThread = translateReleasePerThread;
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
-        pipeline.mmaSlices = translateMmaSlices;
-        pipeline.scalesBeforeMma = translateScalesBeforeMma;
-        pipeline.alternateWarpgroups = translateAlternateWarpgroups;
-        pipeline.passTurnAfterIssue = translatePassTurnAfterIssue;
         pipeline.perChunkEpilogue = translatePerChunkEpilogue;
+        std::string error;
+        llvm::raw_string_ostream errorStream(error);
+        if (failed(pipeline.parseFromString(pipelineOptions, errorStream)))
+          return mlir::emitError(module.getLoc(), "invalid --pipeline-options '")
+                 << pipelineOptions << "': " << error;
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
           if (failed(writeBundle(*copy, bundleDir, bundleAllCandidates,
