@@ -331,3 +331,29 @@ dgemm.kernel @k config <block_m = 64, block_n = 128, block_k = 128, stages = 4, 
     dgemm.turn start
   }
 }
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    // expected-error @+1 {{result must hold 2 sfa values and a whole number of sfb pairs, got 5 values}}
+    %sc = dgemm.load_scales stage(%s) : vector<5xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    // expected-error @+1 {{columns [96, 160) exceed the tile's block_n = 128}}
+    %sc = dgemm.load_scales stage(%s) cols(96) : vector<18xf32>
+  }
+}
