@@ -35,6 +35,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
     pm.addPass(createDGemmVerifySync());
   ConvertDGemmToNVVMOptions convert;
   convert.perChunkEpilogue = options.perChunkEpilogue;
+  convert.tmaReduceEpilogue = options.tmaReduceEpilogue;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -90,10 +90,10 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
       !s.ok())
     return s;
 
-  TensorMapSpec specs[4];
+  TensorMapSpec specs[kNumTensorMaps];
   describeKGroupedTensorMaps(args, shape, kernel->meta, specs);
-  CUtensorMap maps[4];
-  for (int i = 0; i < 4; ++i)
+  CUtensorMap maps[kNumTensorMaps];
+  for (int i = 0; i < kNumTensorMaps; ++i)
     if (Status s = encodeTensorMap(*api, specs[i], maps[i]); !s.ok())
       return s;
 
@@ -122,6 +122,7 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
                     &maps[kMapB],
                     &maps[kMapSfa],
                     &maps[kMapSfb],
+                    &maps[kMapD],
                     &a,
                     &b,
                     &d,

@@ -1,4 +1,4 @@
-//===- TensorMaps.cpp - The kernel's four CUtensorMaps --------------------===//
+//===- TensorMaps.cpp - The kernel's five CUtensorMaps --------------------===//
 
 #include "dgemm/Runtime/TensorMaps.h"
 
@@ -10,7 +10,7 @@ using namespace dgemm::runtime;
 void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
                                                 const KGroupedShape &shape,
                                                 const KernelMeta &meta,
-                                                TensorMapSpec specs[4]) {
+                                                TensorMapSpec specs[kNumTensorMaps]) {
   // A and B are templates: the kernel rewrites address, dim 0 and the stride
   // per group, so only the row count, box and swizzle matter here. One
   // 128-byte K row per box row is what SWIZZLE_128B expects.
@@ -21,7 +21,7 @@ void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
     spec.address = const_cast<void *>(ptr);
     spec.globalDim[0] = 128;
     spec.globalDim[1] = cuuint64_t(rows);
-    spec.globalStride = 128;
+    spec.globalStride[0] = 128;
     spec.boxDim[0] = 128;
     spec.boxDim[1] = cuuint32_t(blockRows);
     spec.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
@@ -35,7 +35,7 @@ void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
     spec.address = const_cast<void *>(ptr);
     spec.globalDim[0] = cuuint64_t(rows);
     spec.globalDim[1] = cuuint64_t(shape.scaleBlocks);
-    spec.globalStride = cuuint64_t(rows) * 4;
+    spec.globalStride[0] = cuuint64_t(rows) * 4;
     spec.boxDim[0] = cuuint32_t(blockRows);
     spec.boxDim[1] = 1;
     spec.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
@@ -46,25 +46,47 @@ void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
           meta.blockN / std::max(1, meta.clusterM));
   scales(specs[kMapSfa], "sfa", args.sfa, args.m, meta.blockM);
   scales(specs[kMapSfb], "sfb", args.sfb, args.n, meta.blockN);
+  // d as G x M x N FP32, so that a box never crosses into the next group;
+  // the epilogue adds one 64-row x 16-column box per store (64 bytes per row,
+  // SWIZZLE_64B).
+  TensorMapSpec &d = specs[kMapD];
+  d.name = "d";
+  d.dataType = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  d.address = args.d;
+  d.rank = 3;
+  d.globalDim[0] = cuuint64_t(args.n);
+  d.globalDim[1] = cuuint64_t(args.m);
+  d.globalDim[2] = cuuint64_t(args.numGroups);
+  d.globalStride[0] = cuuint64_t(args.n) * 4;
+  d.globalStride[1] = cuuint64_t(args.n) * cuuint64_t(args.m) * 4;
+  d.boxDim[0] = 16;
+  d.boxDim[1] = 64;
+  d.boxDim[2] = 1;
+  d.swizzle = CU_TENSOR_MAP_SWIZZLE_64B;
 }
 
 Status dgemm::runtime::encodeTensorMap(const DriverApi &api,
                                        const TensorMapSpec &spec,
                                        CUtensorMap &map) {
-  const cuuint32_t elementStrides[2] = {1, 1};
+  const cuuint32_t elementStrides[3] = {1, 1, 1};
   CUresult result = api.cuTensorMapEncodeTiled(
-      &map, spec.dataType, 2, spec.address, spec.globalDim, &spec.globalStride,
-      spec.boxDim, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, spec.swizzle,
+      &map, spec.dataType, cuuint32_t(spec.rank), spec.address, spec.globalDim,
+      spec.globalStride, spec.boxDim, elementStrides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, spec.swizzle,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result == CUDA_SUCCESS)
     return Status::success();
+  auto list = [&](const auto *values, int count) {
+    std::string out = "{";
+    for (int i = 0; i < count; ++i)
+      out += (i ? ", " : "") + std::to_string(values[i]);
+    return out + "}";
+  };
   return Status::error(ErrorCode::CudaError,
                        std::string("cuTensorMapEncodeTiled for '") + spec.name +
                            "' failed: " + describeCuResult(api, result) +
-                           " (globalDim {" + std::to_string(spec.globalDim[0]) +
-                           ", " + std::to_string(spec.globalDim[1]) +
-                           "}, globalStride " +
-                           std::to_string(spec.globalStride) + ", boxDim {" +
-                           std::to_string(spec.boxDim[0]) + ", " +
-                           std::to_string(spec.boxDim[1]) + "})");
+                           " (globalDim " + list(spec.globalDim, spec.rank) +
+                           ", globalStrides " +
+                           list(spec.globalStride, spec.rank - 1) +
+                           ", boxDim " + list(spec.boxDim, spec.rank) + ")");
 }

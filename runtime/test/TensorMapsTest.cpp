@@ -1,4 +1,4 @@
-//===- TensorMapsTest.cpp - The four tensor maps against the ABI ----------===//
+//===- TensorMapsTest.cpp - The five tensor maps against the ABI ----------===//
 
 #include "dgemm/Runtime/TensorMaps.h"
 
@@ -15,7 +15,7 @@ struct Described {
   KGroupedArgs args;
   KGroupedShape shape;
   KernelMeta meta;
-  TensorMapSpec specs[4];
+  TensorMapSpec specs[kNumTensorMaps];
 
   Described(int64_t m, int64_t n, std::vector<int32_t> groupKs, int blockM,
             int blockN, int clusterM = 1)
@@ -47,7 +47,7 @@ TEST(TensorMapsTest, OperandTemplates) {
   EXPECT_EQ(a.address, x.args.a);
   EXPECT_EQ(a.globalDim[0], 128u);
   EXPECT_EQ(a.globalDim[1], 2048u);
-  EXPECT_EQ(a.globalStride, 128u);
+  EXPECT_EQ(a.globalStride[0], 128u);
   EXPECT_EQ(a.boxDim[0], 128u);
   EXPECT_EQ(a.boxDim[1], 128u);
   EXPECT_EQ(a.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -75,7 +75,7 @@ TEST(TensorMapsTest, ScaleMaps) {
   EXPECT_EQ(sfa.address, x.args.sfa);
   EXPECT_EQ(sfa.globalDim[0], 2048u);
   EXPECT_EQ(sfa.globalDim[1], 6u); // sum(K) / 128
-  EXPECT_EQ(sfa.globalStride, 2048u * 4);
+  EXPECT_EQ(sfa.globalStride[0], 2048u * 4);
   EXPECT_EQ(sfa.boxDim[0], 128u);
   EXPECT_EQ(sfa.boxDim[1], 1u);
   EXPECT_EQ(sfa.swizzle, CU_TENSOR_MAP_SWIZZLE_NONE);
@@ -84,9 +84,32 @@ TEST(TensorMapsTest, ScaleMaps) {
   EXPECT_EQ(sfb.address, x.args.sfb);
   EXPECT_EQ(sfb.globalDim[0], 1024u);
   EXPECT_EQ(sfb.globalDim[1], 6u);
-  EXPECT_EQ(sfb.globalStride, 1024u * 4);
+  EXPECT_EQ(sfb.globalStride[0], 1024u * 4);
   EXPECT_EQ(sfb.boxDim[0], 192u);
-  EXPECT_EQ(sfb.globalStride % 16, 0u);
+  EXPECT_EQ(sfb.globalStride[0] % 16, 0u);
+}
+
+TEST(TensorMapsTest, OutputMapIsPerGroupSoBoxesStopAtTheGroupEnd) {
+  // M = 100 is not a multiple of the 64-row box: a box at row 64 of group 0
+  // must be clipped at row 100 instead of running into group 1.
+  Described x(100, 1028, {128, 256, 0}, 128, 192);
+  const TensorMapSpec &d = x.specs[kMapD];
+  EXPECT_EQ(d.dataType, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  EXPECT_EQ(d.address, x.args.d);
+  EXPECT_EQ(d.rank, 3);
+  EXPECT_EQ(d.globalDim[0], 1028u);
+  EXPECT_EQ(d.globalDim[1], 100u);
+  EXPECT_EQ(d.globalDim[2], 3u);
+  EXPECT_EQ(d.globalStride[0], 1028u * 4);
+  EXPECT_EQ(d.globalStride[1], 100u * 1028 * 4);
+  EXPECT_EQ(d.globalStride[0] % 16, 0u);
+  EXPECT_EQ(d.boxDim[0], 16u); // 64 bytes: the SWIZZLE_64B span
+  EXPECT_EQ(d.boxDim[1], 64u);
+  EXPECT_EQ(d.boxDim[2], 1u);
+  EXPECT_EQ(d.swizzle, CU_TENSOR_MAP_SWIZZLE_64B);
+  // The operand and scale maps stay rank 2.
+  for (int i : {kMapA, kMapB, kMapSfa, kMapSfb})
+    EXPECT_EQ(x.specs[i].rank, 2) << i;
 }
 
 TEST(TensorMapsTest, AllEmptyGroupsKeepScaleDimensionOne) {

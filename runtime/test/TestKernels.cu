@@ -95,6 +95,7 @@ dgemm_reference_kgrouped(const __grid_constant__ CUtensorMap tmA,
                          const __grid_constant__ CUtensorMap tmB,
                          const __grid_constant__ CUtensorMap tmSfa,
                          const __grid_constant__ CUtensorMap tmSfb,
+                         const __grid_constant__ CUtensorMap tmD, // unused
                          const uint8_t *a, const uint8_t *b, float *d,
                          const float *c, const int *ks, uint8_t *workspace,
                          unsigned M, unsigned N, unsigned G) {

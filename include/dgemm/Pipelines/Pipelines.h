@@ -51,6 +51,9 @@ struct DGemmPipelineOptions
       *this, "per-chunk-epilogue",
       llvm::cl::desc("Per-chunk guarded epilogue (slower; for comparison)"),
       llvm::cl::init(false)};
+  Option<bool> tmaReduceEpilogue{
+      *this, "tma-reduce-epilogue",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(true)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

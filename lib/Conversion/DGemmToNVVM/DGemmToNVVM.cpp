@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h"
+#include "dgemm/Heuristics/KernelConfig.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -30,6 +31,11 @@ constexpr StringLiteral kSmemSymbol = "dgemm_dynamic_smem";
 struct SmemLayout {
   int64_t stages, aBytes, bBytes, sfaBytes, sfbBytes;
   int64_t aBase, bBase, sfaBase, sfbBase, fullBase, emptyBase;
+  /// Epilogue buffers: kEpilogueBuffersPerWarpgroup per math warpgroup, each
+  /// 64 rows x 16 FP32 columns in the SWIZZLE_64B layout of the d map.
+  int64_t stagingBase;
+  static constexpr int64_t kBufferBytes = ::dgemm::heuristics::kEpilogueBufferBytes;
+  static constexpr int64_t kBuffers = ::dgemm::heuristics::kEpilogueBuffersPerWarpgroup;
 
   explicit SmemLayout(ConfigAttr c) {
     auto align = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
@@ -44,6 +50,7 @@ struct SmemLayout {
     sfbBase = sfaBase + stages * sfaBytes;
     fullBase = sfbBase + stages * sfbBytes;
     emptyBase = fullBase + stages * 8;
+    stagingBase = align(emptyBase + stages * 8, 1024);
   }
 };
 
@@ -51,9 +58,10 @@ struct SmemLayout {
 class KernelLowering {
 public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
-                 bool perChunkEpilogue)
+                 bool perChunkEpilogue, bool tmaReduceEpilogue)
       : func(func), config(config), layout(config), ctx(func.getContext()),
-        perChunkEpilogue(perChunkEpilogue) {}
+        perChunkEpilogue(perChunkEpilogue),
+        tmaReduceEpilogue(tmaReduceEpilogue) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -177,12 +185,15 @@ private:
   struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
   void lowerPromote(PromoteOp op);
   void lowerEpilogue(EpilogueOp op);
+  void reduceEpilogue(OpBuilder &b, Location loc, EpilogueOp op,
+                      function_ref<Value(OpBuilder &, int, int64_t)> mine);
 
   LLVM::LLVMFuncOp func;
   ConfigAttr config;
   SmemLayout layout;
   MLIRContext *ctx;
   bool perChunkEpilogue;
+  bool tmaReduceEpilogue;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -760,6 +771,21 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
             ptrAt(sb, KernelOp::PtrD, offs[k]), /*align=*/8);
       }
   };
+  // In place (c == d): TMA reduce-add through shared memory; the register
+  // path below stays for a separate c.
+  if (tmaReduceEpilogue) {
+    auto asInt = [&](KernelOp::Arg ptr) {
+      return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(ptr))
+          .getResult();
+    };
+    Value inPlace = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                           asInt(KernelOp::PtrC),
+                                           asInt(KernelOp::PtrD));
+    auto split = b.create<scf::IfOp>(loc, inPlace, /*withElseRegion=*/true);
+    OpBuilder rb = split.getThenBodyBuilder();
+    reduceEpilogue(rb, loc, op, mine);
+    b.setInsertionPoint(split.elseBlock()->getTerminator());
+  }
   if (!perChunkEpilogue) {
     auto full = b.create<scf::IfOp>(loc, interior, /*withElseRegion=*/true);
     OpBuilder t = full.getThenBodyBuilder();
@@ -784,6 +810,110 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
                               ptrAt(t, KernelOp::PtrD, off), /*align=*/8);
     }
   op.erase();
+}
+
+/// d[group] += sum through shared memory: each math warpgroup writes its 64
+/// rows 16 columns at a time into one of its two buffers and one thread adds
+/// the buffer to d with `cp.reduce.async.bulk.tensor` (the add happens in L2;
+/// out-of-range rows and columns are clipped by the d map). The math threads
+/// go on to the next tile while the stores drain. Each element of d is added
+/// to exactly once per launch, so the result is deterministic.
+///
+/// Ordering inside the epilogue (fixed here, not placed by dgemm-place-sync,
+/// since no other op touches the buffers or d):
+///   write chunk q -> fence.proxy.async (generic writes before the async
+///   proxy's reads) -> issuer: cp.async.bulk.wait_group.read 0 (chunk q-1
+///   has been read, so its buffer may be rewritten by chunk q+1) ->
+///   bar.sync of the warpgroup -> issuer: reduce chunk q, commit.
+/// With an odd chunk count the next tile's chunk 0 reuses the buffer of this
+/// tile's last chunk, so the tile starts with a wait and a barrier then.
+void KernelLowering::reduceEpilogue(
+    OpBuilder &b, Location loc, EpilogueOp op,
+    function_ref<Value(OpBuilder &, int, int64_t)> mine) {
+  auto c = [&](int64_t v) { return i32(b, loc, v); };
+  Value t = tid(b, loc);
+  Value wg = b.create<LLVM::SubOp>(loc, b.create<LLVM::UDivOp>(loc, t, c(128)),
+                                   c(1));
+  Value inWg = b.create<LLVM::URemOp>(loc, t, c(128));
+  Value lane = b.create<LLVM::URemOp>(loc, t, c(32));
+  Value warp = b.create<LLVM::UDivOp>(loc, inWg, c(32));
+  Value barId = b.create<LLVM::AddOp>(loc, wg, c(3));
+  // The issuer's instructions are predicated inside one asm statement with
+  // the barrier: as separate branches, LLVM may duplicate the bar.sync into
+  // both sides, and lanes of one warp at different bar.sync instructions is
+  // undefined for the aligned barrier.
+  constexpr StringLiteral kIssuerPred =
+      "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t";
+  auto waitReadThenSync = [&](StringRef thenOnIssuer, ValueRange extra,
+                              StringRef extraConstraints) {
+    std::string ptx = (kIssuerPred + "@p cp.async.bulk.wait_group.read 0;\n\t"
+                       "bar.sync $1, 128;\n\t" + thenOnIssuer + "}").str();
+    SmallVector<Value> operands{inWg, barId};
+    operands.append(extra.begin(), extra.end());
+    inlinePtx(b, loc, ptx, ("r,r," + extraConstraints + "~{memory}").str(),
+              operands);
+  };
+  // Byte offset of the thread's float2 (row i half, 8-column group jj of the
+  // chunk) in a buffer: row r = 16*warp + lane/4 + 8i holds 64 bytes, and
+  // SWIZZLE_64B XORs the 16-byte unit with (r / 2) % 4 = (lane / 8) % 4.
+  Value rowOff = b.create<LLVM::MulOp>(
+      loc,
+      b.create<LLVM::AddOp>(loc, b.create<LLVM::MulOp>(loc, warp, c(16)),
+                            b.create<LLVM::UDivOp>(loc, lane, c(4))),
+      c(64));
+  Value unit = b.create<LLVM::LShrOp>(
+      loc, b.create<LLVM::AndOp>(loc, lane, c(3)), c(1));
+  Value xorBits = b.create<LLVM::AndOp>(
+      loc, b.create<LLVM::LShrOp>(loc, lane, c(3)), c(3));
+  Value half = b.create<LLVM::MulOp>(loc, b.create<LLVM::AndOp>(loc, lane, c(1)),
+                                     c(8));
+  Value wgBase = b.create<LLVM::AddOp>(
+      loc, b.create<LLVM::MulOp>(loc, wg, c(SmemLayout::kBuffers * SmemLayout::kBufferBytes)),
+      c(layout.stagingBase));
+  Value offs[2][2];
+  for (int i = 0; i < 2; ++i)
+    for (int jj = 0; jj < 2; ++jj) {
+      Value u = b.create<LLVM::XOrOp>(
+          loc, b.create<LLVM::AddOp>(loc, unit, c(2 * jj)), xorBits);
+      Value off = b.create<LLVM::AddOp>(
+          loc, b.create<LLVM::AddOp>(loc, rowOff, c(512 * i)),
+          b.create<LLVM::AddOp>(loc, b.create<LLVM::MulOp>(loc, u, c(16)),
+                                half));
+      offs[i][jj] = b.create<LLVM::AddOp>(loc, wgBase, off);
+    }
+
+  int64_t chunks = config.getBlockN() / 16;
+  if (chunks % SmemLayout::kBuffers != 0)
+    waitReadThenSync("", ValueRange{}, "");
+  Value mBase = b.create<LLVM::AddOp>(
+      loc, b.create<LLVM::MulOp>(loc, op.getMBlock(), c(config.getBlockM())),
+      b.create<LLVM::MulOp>(loc, wg, c(64)));
+  Value nBase = b.create<LLVM::MulOp>(loc, op.getNBlock(),
+                                      c(config.getBlockN()));
+  Value tmapD = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(),
+                                           arg(KernelOp::TmapD));
+  for (int64_t q = 0; q < chunks; ++q) {
+    int64_t bufOff = (q % SmemLayout::kBuffers) * SmemLayout::kBufferBytes;
+    for (int i = 0; i < 2; ++i)
+      for (int jj = 0; jj < 2; ++jj) {
+        Value at = smemAt(b, loc, b.create<LLVM::AddOp>(loc, offs[i][jj],
+                                                        c(bufOff)));
+        b.create<LLVM::StoreOp>(loc, mine(b, i, 2 * q + jj), at,
+                                /*alignment=*/8);
+      }
+    b.create<NVVM::FenceProxyOp>(
+        loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    Value col = b.create<LLVM::AddOp>(loc, nBase, c(16 * q));
+    Value buf = b.create<LLVM::PtrToIntOp>(
+        loc, b.getI32Type(),
+        smemAt(b, loc, b.create<LLVM::AddOp>(loc, wgBase, c(bufOff))));
+    waitReadThenSync(
+        "@p cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile."
+        "bulk_group [$2, {$3, $4, $5}], [$6];\n\t"
+        "@p cp.async.bulk.commit_group;\n\t",
+        ValueRange{tmapD, col, mBase, op.getGroup(), buf}, "l,r,r,r,r,");
+  }
 }
 
 LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
@@ -862,6 +992,17 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
     Block *body = roles.elseBlock();
     body->getOperations().splice(std::prev(body->end()),
                                  ws.getMath().front().getOperations());
+    // The epilogue's TMA reduce-adds read shared memory and write d after
+    // their issue: the issuing thread of each warpgroup waits for all of them
+    // before the CTA exits.
+    if (tmaReduceEpilogue) {
+      OpBuilder eb(body->getTerminator());
+      Value inWg = eb.create<LLVM::URemOp>(loc, tid(eb, loc), i32(eb, loc, 128));
+      inlinePtx(eb, loc,
+                "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t"
+                "@p cp.async.bulk.wait_group 0;\n\t}",
+                "r,~{memory}", ValueRange{inWg});
+    }
   }
   // No CTA may exit while a peer can still arrive on its barriers or
   // multicast into its shared memory.
@@ -940,7 +1081,7 @@ struct ConvertDGemmToNVVMPass
                     b.getI32IntegerAttr(1));
       // Tensor maps travel by value as __grid_constant__ parameters, so TMA
       // can read them in place (docs/KernelABI.md).
-      for (unsigned i = KernelOp::TmapA; i <= KernelOp::TmapSFB; ++i) {
+      for (unsigned i = KernelOp::TmapA; i <= KernelOp::TmapD; ++i) {
         func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
                         TypeAttr::get(LLVM::LLVMArrayType::get(
                             b.getI8Type(), 128)));
@@ -958,7 +1099,9 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
-      if (failed(KernelLowering(func, config, perChunkEpilogue).run(ws)))
+      if (failed(KernelLowering(func, config, perChunkEpilogue,
+                                tmaReduceEpilogue)
+                     .run(ws)))
         return signalPassFailure();
       kernel.erase();
     }

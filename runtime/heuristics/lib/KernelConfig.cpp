@@ -110,7 +110,7 @@ std::string KernelConfig::toMeta() const {
   std::ostringstream os;
   os << "entry=" << entryName() << "\n"
      << "kind=k_grouped_contiguous\n"
-     << "abi=1\n"
+     << "abi=2\n"
      << "block_m=" << blockM << "\n"
      << "block_n=" << blockN << "\n"
      << "block_k=" << blockK << "\n"
@@ -136,7 +136,10 @@ int dgemm::heuristics::smemBytesFor(int blockM, int blockN, int stages) {
   int perStage = (blockM + blockN) * kBlockK +
                  alignTo(blockM * 4, kScaleSliceAlign) +
                  alignTo(blockN * 4, kScaleSliceAlign);
-  return kSmemAlignSlack + stages * perStage + stages * kBarrierBytesPerStage;
+  int pipeline = stages * perStage + stages * kBarrierBytesPerStage;
+  int staging =
+      (blockM / 64) * kEpilogueBuffersPerWarpgroup * kEpilogueBufferBytes;
+  return kSmemAlignSlack + alignTo(pipeline, 1024) + staging;
 }
 
 int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {

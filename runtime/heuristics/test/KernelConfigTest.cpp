@@ -47,19 +47,29 @@ void expectRejected(const KernelConfig &c, const std::string &field) {
 //===----------------------------------------------------------------------===//
 
 TEST(SmemBytesFor, MatchesTheLayoutFormula) {
-  // 1024 + s * ((bm + bn) * 128 + align128(bm * 4) + align128(bn * 4)) + 16s.
-  EXPECT_EQ(smemBytesFor(128, 128, 6), 1024 + 6 * (256 * 128 + 512 + 512) + 96);
-  EXPECT_EQ(smemBytesFor(128, 128, 6), 203872);
-  EXPECT_EQ(smemBytesFor(128, 192, 5), 212304);
-  EXPECT_EQ(smemBytesFor(64, 64, 8), 136320);
-  EXPECT_EQ(smemBytesFor(128, 160, 6), 229216);
-  EXPECT_EQ(smemBytesFor(64, 64, 0), 1024);
+  // 1024 + align1024(s * ((bm + bn) * 128 + align128(bm * 4) +
+  // align128(bn * 4)) + 16s) + (bm / 64) * 2 * 4096.
+  EXPECT_EQ(smemBytesFor(128, 128, 6),
+            1024 + 203776 + 2 * 2 * 4096); // 6 * 33808 = 202848 -> 203776
+  EXPECT_EQ(smemBytesFor(128, 128, 6), 221184);
+  EXPECT_EQ(smemBytesFor(128, 192, 5), 229376);
+  EXPECT_EQ(smemBytesFor(64, 64, 8), 145408);
+  EXPECT_EQ(smemBytesFor(128, 160, 5), 207872);
+  EXPECT_EQ(smemBytesFor(64, 64, 0), 1024 + 8192);
+}
+
+TEST(SmemBytesFor, EpilogueBuffersScaleWithMathWarpgroups) {
+  // Same pipeline bytes (bm + bn and the padded scale slices agree), one math
+  // warpgroup more: two more 4 KiB epilogue buffers.
+  EXPECT_EQ(smemBytesFor(128, 64, 3) - smemBytesFor(64, 128, 3), 8192);
 }
 
 TEST(SmemBytesFor, PadsScaleSlicesTo128Bytes) {
   // block_n = 8: 32 bytes of sfb round up to 128; block_n = 40: 160 -> 256.
-  EXPECT_EQ(smemBytesFor(64, 8, 2), 1024 + 2 * (72 * 128 + 256 + 128) + 32);
-  EXPECT_EQ(smemBytesFor(64, 40, 1), 1024 + (104 * 128 + 256 + 256) + 16);
+  // 2 * (72 * 128 + 256 + 128) + 32 = 19232 -> 19456;
+  // 104 * 128 + 256 + 256 + 16 = 13840 -> 14336.
+  EXPECT_EQ(smemBytesFor(64, 8, 2), 1024 + 19456 + 8192);
+  EXPECT_EQ(smemBytesFor(64, 40, 1), 1024 + 14336 + 8192);
 }
 
 TEST(SmemBytesFor, MemberAgreesWithFreeFunction) {
@@ -73,8 +83,8 @@ TEST(MaxStages, H200) {
   Target h200;
   EXPECT_EQ(maxStages(128, 128, h200), 6);
   EXPECT_EQ(maxStages(128, 192, h200), 5);
-  EXPECT_EQ(maxStages(128, 160, h200), 6);
-  EXPECT_EQ(maxStages(128, 112, h200), 7);
+  EXPECT_EQ(maxStages(128, 160, h200), 5);
+  EXPECT_EQ(maxStages(128, 112, h200), 6);
   EXPECT_EQ(maxStages(64, 192, h200), 6);
   // Would fit 13 stages; capped.
   EXPECT_EQ(maxStages(64, 64, h200), 8);
@@ -261,7 +271,7 @@ TEST(KernelConfig, ToMeta) {
   EXPECT_EQ(validConfig().toMeta(),
             "entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2\n"
             "kind=k_grouped_contiguous\n"
-            "abi=1\n"
+            "abi=2\n"
             "block_m=128\n"
             "block_n=128\n"
             "block_k=128\n"
@@ -271,7 +281,7 @@ TEST(KernelConfig, ToMeta) {
             "threads=384\n"
             "cluster_m=1\n"
             "cluster_n=1\n"
-            "smem_bytes=203872\n");
+            "smem_bytes=221184\n");
   KernelConfig c = validConfig();
   c.clusterN = 2;
   std::string meta = c.toMeta();
@@ -509,7 +519,7 @@ TEST(Select, SeedShapePinned) {
   // N = 2048 is too narrow for B multicast to pay.
   EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2");
   EXPECT_EQ(c.threads(), 384);
-  EXPECT_EQ(c.smemBytes(), 203872);
+  EXPECT_EQ(c.smemBytes(), 221184);
 }
 
 TEST(Select, Deterministic) {

@@ -1,4 +1,4 @@
-//===- TensorMaps.h - The kernel's four CUtensorMaps ------------*- C++ -*-===//
+//===- TensorMaps.h - The kernel's five CUtensorMaps ------------*- C++ -*-===//
 //
 // The tensor maps of docs/KernelABI.md, first described as plain data (so
 // tests can check them against the ABI without a driver), then encoded with
@@ -18,26 +18,31 @@
 namespace dgemm {
 namespace runtime {
 
-/// The arguments of one rank-2 cuTensorMapEncodeTiled call. Interleave is
-/// always NONE, L2 promotion L2_256B, OOB fill NONE, element strides {1, 1}.
+/// The arguments of one rank-2 or rank-3 cuTensorMapEncodeTiled call.
+/// Interleave is always NONE, L2 promotion L2_256B, OOB fill NONE, element
+/// strides all 1.
 struct TensorMapSpec {
   const char *name = "";
   CUtensorMapDataType dataType = CU_TENSOR_MAP_DATA_TYPE_UINT8;
   void *address = nullptr;
-  cuuint64_t globalDim[2] = {0, 0};
-  /// Byte stride of dimension 1 (dimension 0 is packed).
-  cuuint64_t globalStride = 0;
-  cuuint32_t boxDim[2] = {0, 0};
+  int rank = 2;
+  cuuint64_t globalDim[3] = {0, 0, 1};
+  /// Byte strides of dimensions 1 and 2 (dimension 0 is packed); the second
+  /// only for rank 3.
+  cuuint64_t globalStride[2] = {0, 0};
+  cuuint32_t boxDim[3] = {0, 0, 1};
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
 };
 
 /// Index of each map in the kernel's parameter list.
-enum TensorMapIndex { kMapA = 0, kMapB = 1, kMapSfa = 2, kMapSfb = 3 };
+enum TensorMapIndex { kMapA = 0, kMapB = 1, kMapSfa = 2, kMapSfb = 3, kMapD = 4 };
+inline constexpr int kNumTensorMaps = 5;
 
-/// The four maps for valid `args` (checkKGroupedArgs) and `meta`.
+/// The five maps for valid `args` (checkKGroupedArgs) and `meta`.
 void describeKGroupedTensorMaps(const KGroupedArgs &args,
                                 const KGroupedShape &shape,
-                                const KernelMeta &meta, TensorMapSpec specs[4]);
+                                const KernelMeta &meta,
+                                TensorMapSpec specs[kNumTensorMaps]);
 
 /// Encodes one map; errors name the map and repeat its arguments.
 Status encodeTensorMap(const DriverApi &api, const TensorMapSpec &spec,

@@ -175,15 +175,15 @@ def DGemm_KernelOp : DGemm_Op<"kernel", [IsolatedFromAbove, Symbol,
   let summary = "A persistent GPU kernel built from a description";
   let description = [{
     The entry block's arguments follow the launch ABI (docs/KernelABI.md):
-    four tensor-map parameters, the a, b, d, c, ks and workspace pointers, then
-    M, N and the group count.
+    five tensor-map parameters (A and B templates, sfa, sfb, d), the a, b, d,
+    c, ks and workspace pointers, then M, N and the group count.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, DGemm_ConfigAttr:$config);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `config` $config attr-dict-with-keyword $body";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    enum Arg { TmapA, TmapB, TmapSFA, TmapSFB, PtrA, PtrB, PtrD, PtrC, PtrKs,
+    enum Arg { TmapA, TmapB, TmapSFA, TmapSFB, TmapD, PtrA, PtrB, PtrD, PtrC, PtrKs,
                PtrWorkspace, DimM, DimN, NumGroups, NumArgs };
     ::mlir::Value getArg(Arg arg) { return getBody().front().getArgument(arg); }
   }];

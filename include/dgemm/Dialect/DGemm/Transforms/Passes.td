@@ -136,7 +136,12 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
   let options = [
     Option<"perChunkEpilogue", "per-chunk-epilogue", "bool", "false",
            "The previous epilogue: each 2-element chunk guarded, loaded, "
-           "added and stored in turn (slower; kept for comparison)">
+           "added and stored in turn (slower; kept for comparison)">,
+    Option<"tmaReduceEpilogue", "tma-reduce-epilogue", "bool", "true",
+           "When c and d are the same tensor (accumulate in place), stage "
+           "the tile through shared memory and add it to d with TMA "
+           "reduce-add stores; otherwise (and when false) d = c + sum is "
+           "written from registers">
   ];
 }
 

@@ -56,9 +56,15 @@ struct KernelConfig {
   bool operator!=(const KernelConfig &other) const { return !(*this == other); }
 };
 
+/// Shared memory each math warpgroup stages its output through for the TMA
+/// reduce-add epilogue: two buffers of 64 rows x 16 FP32 columns.
+inline constexpr int kEpilogueBufferBytes = 64 * 16 * 4;
+inline constexpr int kEpilogueBuffersPerWarpgroup = 2;
+
 /// Dynamic shared memory of a kernel: 1024 bytes of alignment slack, then per
 /// stage the A and B tiles (128 FP8 K per row), the sfa/sfb slices (padded to
-/// 128 bytes), and a full/empty mbarrier pair.
+/// 128 bytes), and a full/empty mbarrier pair; then, from the next 1024-byte
+/// boundary, the epilogue buffers of each math warpgroup (blockM / 64).
 int smemBytesFor(int blockM, int blockN, int stages);
 
 /// Largest stage count whose smemBytesFor fits the target, capped at 8;
