@@ -31,12 +31,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bundles", nargs="+")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--separate-c", action="store_true",
+                        help="d = c + sum with c other than d (default: accumulate into d in place)")
     args = parser.parse_args()
     if len(args.bundles) < 2:
         parser.error("give at least two bundle directories")
     flush = torch.empty(bench.L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
     names = [os.path.basename(os.path.normpath(b)) for b in args.bundles]
-    print(f"interleaved A/B, {args.rounds} rounds; relative = time / {names[0]}'s time, same round")
+    print(f"interleaved A/B, {args.rounds} rounds, "
+          f"{'separate c' if args.separate_c else 'c is d'}; relative = time / {names[0]}'s time, same round")
     status = 0
     for shape in bench.make_shapes(False):
         g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
@@ -52,10 +55,12 @@ def main() -> int:
 
         def call(i):
             os.environ["DGEMM_KERNEL_DIR"] = args.bundles[i]
-            dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, ds[i], ks, kt, c)
+            dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, ds[i], ks, kt,
+                                                  c if args.separate_c else ds[i])
 
         for i in range(len(args.bundles)):   # warm-up, module load, and the bitwise check
             for _ in range(3):
+                ds[i].copy_(c)
                 call(i)
         torch.cuda.synchronize()
         for i in range(1, len(args.bundles)):

@@ -490,11 +490,19 @@ class Bench:
             ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
             c = torch.randn(g, m, n, dtype=torch.float32, device="cuda")
             d = torch.full((g, m, n), float("nan"), dtype=torch.float32, device="cuda")
+            # In place (the default, DeepGEMM's usage): d starts as a copy of c and the
+            # kernel adds into it (TMA reduce-add). --separate-c: d = c + sum, c untouched.
+            c_arg = c if self.args.separate_c else d
+
+            def reset() -> None:
+                if not self.args.separate_c:
+                    d.copy_(c)
 
             def call() -> None:
-                dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, c)
+                dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, c_arg)
 
             stage = "correctness call"
+            reset()
             call()
             torch.cuda.synchronize()
             stage = "reference"
@@ -516,13 +524,13 @@ class Bench:
                 f"{shape.flop / med / 1e6:.0f} TFLOPS")
 
             stage = "stability check"
-            # The last timed call's result, then STABILITY_CALLS more calls, each compared bit
-            # for bit with the first result.
+            # 1 + STABILITY_CALLS more calls from the same starting d, each compared bit for
+            # bit with the first result.
             first_bits = first.view(torch.int32)
             differing, worst = 0, 0.0
-            for i in range(1 + STABILITY_CALLS):
-                if i > 0:
-                    call()
+            for _ in range(1 + STABILITY_CALLS):
+                reset()
+                call()
                 if not torch.equal(d.view(torch.int32), first_bits):
                     differing += 1
                     worst = max(worst, dgemm.calc_diff(d, first))
@@ -533,8 +541,7 @@ class Bench:
                 self.wrong.append(f"{shape.name()}: result changed between calls "
                                   f"({differing}/{1 + STABILITY_CALLS})")
             else:
-                log(f"   bitwise stable: the last timed call and {STABILITY_CALLS} more equal "
-                    f"the first")
+                log(f"   bitwise stable: {1 + STABILITY_CALLS} more calls equal the first")
         except Exception as e:  # noqa: BLE001
             msg = f"{stage} failed: {short_exc(e)}"
             log(f"!! ours: {msg}")
@@ -727,6 +734,9 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=5, help="warm-up calls (default 5)")
     parser.add_argument("--no-peers", action="store_true",
                         help="time only our kernel (for comparing kernel bundles in one call)")
+    parser.add_argument("--separate-c", action="store_true",
+                        help="pass a c tensor other than d (d = c + sum, written from registers); "
+                             "default: accumulate into d in place, as DeepGEMM's kernel does")
     parser.add_argument("--md", default=os.environ.get("BENCH_MD"),
                         help="also write the table as markdown here (default $BENCH_MD)")
     args = parser.parse_args()
@@ -737,7 +747,8 @@ def main() -> int:
 
     setup_import_path()
     log(f"dgemm k-grouped FP8 wgrad benchmark{' (--quick)' if args.quick else ''}, "
-        f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
+        f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}; "
+        f"{'separate c (d = c + sum)' if args.separate_c else 'c is d (accumulate in place)'}")
     bench = Bench(args)
     if not bench.setup():
         log("!! setup failed; no benchmark ran")

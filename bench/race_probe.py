@@ -26,6 +26,8 @@ import bench  # noqa: E402  (ConfigOracle: the tile shape the runtime picks)
 BK = 128
 # Shapes up to this many FLOP also get call 0 checked against float64.
 CHECK_FLOP_LIMIT = 2e11
+# RACE_PROBE_SEPARATE_C=1: pass a c other than d (default: accumulate into d in place).
+SEPARATE_C = os.environ.get("RACE_PROBE_SEPARATE_C") == "1"
 
 
 def uniform_inputs(m, n, ks, seed=0):
@@ -77,8 +79,12 @@ def probe(g, m, n, k, calls):
     d = torch.empty_like(c)
     outs = []
     for _ in range(calls):
-        d.fill_(float("nan"))
-        dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, kt, c)
+        if SEPARATE_C:   # d = c + sum from registers; NaN poison shows unwritten elements
+            d.fill_(float("nan"))
+            dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, kt, c)
+        else:            # in place (TMA reduce-add), as DeepGEMM's callers use it
+            d.copy_(c)
+            dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, kt, d)
         outs.append(d.clone())
     torch.cuda.synchronize()
     if 2.0 * m * n * sum(ks) <= CHECK_FLOP_LIMIT:

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <thread>
 
 using namespace dgemm::test;
@@ -36,8 +37,27 @@ struct GemmCase {
   const char *name;
   int64_t m, n;
   std::vector<int32_t> ks;
-  /// c == d: accumulate into d.
+  /// c == d: accumulate into d (the TMA reduce-add epilogue); otherwise
+  /// d = c + sum is written from registers.
   bool inPlace;
+  /// DGEMM_BLOCK_N for this case (0: the heuristics' choice).
+  int blockN = 0;
+};
+
+/// Sets DGEMM_BLOCK_N for one test and restores its absence afterwards.
+class BlockNOverride {
+public:
+  explicit BlockNOverride(int blockN) : active_(blockN > 0) {
+    if (active_)
+      ::setenv("DGEMM_BLOCK_N", std::to_string(blockN).c_str(), 1);
+  }
+  ~BlockNOverride() {
+    if (active_)
+      ::unsetenv("DGEMM_BLOCK_N");
+  }
+
+private:
+  bool active_;
 };
 
 void PrintTo(const GemmCase &kase, std::ostream *os) { *os << kase.name; }
@@ -70,6 +90,14 @@ std::vector<GemmCase> gemmCases() {
       {"AllGroupsEmpty", 256, 256, {0, 0, 0}, false},
       // M and N not multiples of any block size.
       {"RaggedEdges", 388, 260, {128, 256, 0}, true},
+      {"RaggedEdgesSeparateC", 388, 260, {128, 256, 0}, false},
+      // The in-place epilogue on the large tiles (block_n 192: 12 chunks of
+      // 16 columns per warpgroup) and on many small groups.
+      {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1152}, true},
+      {"ManySmallGroupsInPlace", 2048, 768, manySmallGroups(), true},
+      // block_n 144: an odd chunk count, so consecutive tiles start on the
+      // buffer the previous tile ended on.
+      {"OddChunkCountInPlace", 1024, 1440, {256, 384, 128}, true, 144},
   };
 }
 
@@ -79,6 +107,7 @@ class KGroupedGemmTest
 
 TEST_P(KGroupedGemmTest, MatchesReference) {
   const auto &[bundle, kase] = GetParam();
+  BlockNOverride blockN(kase.blockN);
   DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks);
   const uint64_t seed = testSeed();
   HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);
