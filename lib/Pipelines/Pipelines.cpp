@@ -36,6 +36,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   ConvertDGemmToNVVMOptions convert;
   convert.perChunkEpilogue = options.perChunkEpilogue;
   convert.tmaReduceEpilogue = options.tmaReduceEpilogue;
+  convert.epilogueChunkCols = options.epilogueChunkCols;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -47,8 +47,7 @@ void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
   scales(specs[kMapSfa], "sfa", args.sfa, args.m, meta.blockM);
   scales(specs[kMapSfb], "sfb", args.sfb, args.n, meta.blockN);
   // d as G x M x N FP32, so that a box never crosses into the next group;
-  // the epilogue adds one 64-row x 16-column box per store (64 bytes per row,
-  // SWIZZLE_64B).
+  // the epilogue adds 64-row x 8-column boxes (32 bytes per row, SWIZZLE_32B).
   TensorMapSpec &d = specs[kMapD];
   d.name = "d";
   d.dataType = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
@@ -59,10 +58,10 @@ void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
   d.globalDim[2] = cuuint64_t(args.numGroups);
   d.globalStride[0] = cuuint64_t(args.n) * 4;
   d.globalStride[1] = cuuint64_t(args.n) * cuuint64_t(args.m) * 4;
-  d.boxDim[0] = 16;
+  d.boxDim[0] = 8;
   d.boxDim[1] = 64;
   d.boxDim[2] = 1;
-  d.swizzle = CU_TENSOR_MAP_SWIZZLE_64B;
+  d.swizzle = CU_TENSOR_MAP_SWIZZLE_32B;
 }
 
 Status dgemm::runtime::encodeTensorMap(const DriverApi &api,

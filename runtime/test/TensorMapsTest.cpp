@@ -103,10 +103,10 @@ TEST(TensorMapsTest, OutputMapIsPerGroupSoBoxesStopAtTheGroupEnd) {
   EXPECT_EQ(d.globalStride[0], 1028u * 4);
   EXPECT_EQ(d.globalStride[1], 100u * 1028 * 4);
   EXPECT_EQ(d.globalStride[0] % 16, 0u);
-  EXPECT_EQ(d.boxDim[0], 16u); // 64 bytes: the SWIZZLE_64B span
+  EXPECT_EQ(d.boxDim[0], 8u); // 32 bytes: the SWIZZLE_32B span
   EXPECT_EQ(d.boxDim[1], 64u);
   EXPECT_EQ(d.boxDim[2], 1u);
-  EXPECT_EQ(d.swizzle, CU_TENSOR_MAP_SWIZZLE_64B);
+  EXPECT_EQ(d.swizzle, CU_TENSOR_MAP_SWIZZLE_32B);
   // The operand and scale maps stay rank 2.
   for (int i : {kMapA, kMapB, kMapSfa, kMapSfb})
     EXPECT_EQ(x.specs[i].rank, 2) << i;

@@ -54,6 +54,9 @@ struct DGemmPipelineOptions
   Option<bool> tmaReduceEpilogue{
       *this, "tma-reduce-epilogue",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(true)};
+  Option<int64_t> epilogueChunkCols{
+      *this, "epilogue-chunk-cols",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(16)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

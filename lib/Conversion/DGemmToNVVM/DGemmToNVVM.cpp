@@ -58,10 +58,12 @@ struct SmemLayout {
 class KernelLowering {
 public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
-                 bool perChunkEpilogue, bool tmaReduceEpilogue)
+                 bool perChunkEpilogue, bool tmaReduceEpilogue,
+                 int64_t epilogueChunkCols)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue),
-        tmaReduceEpilogue(tmaReduceEpilogue) {}
+        tmaReduceEpilogue(tmaReduceEpilogue),
+        epilogueChunkCols(epilogueChunkCols) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -194,6 +196,7 @@ private:
   MLIRContext *ctx;
   bool perChunkEpilogue;
   bool tmaReduceEpilogue;
+  int64_t epilogueChunkCols;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -813,24 +816,33 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
 }
 
 /// d[group] += sum through shared memory: each math warpgroup writes its 64
-/// rows 16 columns at a time into one of its two buffers and one thread adds
-/// the buffer to d with `cp.reduce.async.bulk.tensor` (the add happens in L2;
-/// out-of-range rows and columns are clipped by the d map). The math threads
-/// go on to the next tile while the stores drain. Each element of d is added
-/// to exactly once per launch, so the result is deterministic.
+/// rows `chunkCols` columns at a time into one of its buffers and one thread
+/// adds the buffer to d with `cp.reduce.async.bulk.tensor`, one 64 x 8 box
+/// (32-byte rows, SWIZZLE_32B) per 8 columns; the add happens in L2 and
+/// out-of-range rows and columns are clipped by the d map. The math threads go
+/// on to the next tile while the stores drain. Each element of d is added to
+/// exactly once per launch, so the result is deterministic.
 ///
 /// Ordering inside the epilogue (fixed here, not placed by dgemm-place-sync,
-/// since no other op touches the buffers or d):
+/// since no other op touches the buffers or d), with B buffers:
 ///   write chunk q -> fence.proxy.async (generic writes before the async
-///   proxy's reads) -> issuer: cp.async.bulk.wait_group.read 0 (chunk q-1
-///   has been read, so its buffer may be rewritten by chunk q+1) ->
+///   proxy's reads) -> issuer: cp.async.bulk.wait_group.read B-2 (chunk
+///   q-B+1 has been read, so its buffer may be rewritten by chunk q+1) ->
 ///   bar.sync of the warpgroup -> issuer: reduce chunk q, commit.
-/// With an odd chunk count the next tile's chunk 0 reuses the buffer of this
-/// tile's last chunk, so the tile starts with a wait and a barrier then.
+/// When B does not divide the chunk count, the next tile's chunk 0 may reuse
+/// a buffer still being read, so the tile starts with a full wait and a
+/// barrier then.
 void KernelLowering::reduceEpilogue(
     OpBuilder &b, Location loc, EpilogueOp op,
     function_ref<Value(OpBuilder &, int, int64_t)> mine) {
   auto c = [&](int64_t v) { return i32(b, loc, v); };
+  constexpr int64_t kBoxCols = 8, kBoxBytes = 64 * kBoxCols * 4;
+  const int64_t wgBytes = SmemLayout::kBuffers * SmemLayout::kBufferBytes;
+  const int64_t boxesPerChunk = epilogueChunkCols / kBoxCols;
+  const int64_t chunkBytes = boxesPerChunk * kBoxBytes;
+  const int64_t buffers = wgBytes / chunkBytes;
+  const int64_t chunks = config.getBlockN() / epilogueChunkCols;
+
   Value t = tid(b, loc);
   Value wg = b.create<LLVM::SubOp>(loc, b.create<LLVM::UDivOp>(loc, t, c(128)),
                                    c(1));
@@ -842,49 +854,42 @@ void KernelLowering::reduceEpilogue(
   // the barrier: as separate branches, LLVM may duplicate the bar.sync into
   // both sides, and lanes of one warp at different bar.sync instructions is
   // undefined for the aligned barrier.
-  constexpr StringLiteral kIssuerPred =
-      "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t";
-  auto waitReadThenSync = [&](StringRef thenOnIssuer, ValueRange extra,
-                              StringRef extraConstraints) {
-    std::string ptx = (kIssuerPred + "@p cp.async.bulk.wait_group.read 0;\n\t"
-                       "bar.sync $1, 128;\n\t" + thenOnIssuer + "}").str();
+  auto waitReadThenSync = [&](int64_t pending, StringRef thenOnIssuer,
+                              ValueRange extra, StringRef extraConstraints) {
+    std::string ptx = ("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t"
+                       "@p cp.async.bulk.wait_group.read " +
+                       Twine(pending) + ";\n\tbar.sync $1, 128;\n\t" +
+                       thenOnIssuer + "}")
+                          .str();
     SmallVector<Value> operands{inWg, barId};
     operands.append(extra.begin(), extra.end());
     inlinePtx(b, loc, ptx, ("r,r," + extraConstraints + "~{memory}").str(),
               operands);
   };
-  // Byte offset of the thread's float2 (row i half, 8-column group jj of the
-  // chunk) in a buffer: row r = 16*warp + lane/4 + 8i holds 64 bytes, and
-  // SWIZZLE_64B XORs the 16-byte unit with (r / 2) % 4 = (lane / 8) % 4.
+  // Byte offset of the thread's float2 (row half i, box jj of the chunk) in a
+  // buffer: row r = 16*warp + lane/4 + 8i of a box holds 32 bytes, and
+  // SWIZZLE_32B XORs the 16-byte unit with (r / 4) % 2 = (lane / 16) % 2.
   Value rowOff = b.create<LLVM::MulOp>(
       loc,
       b.create<LLVM::AddOp>(loc, b.create<LLVM::MulOp>(loc, warp, c(16)),
                             b.create<LLVM::UDivOp>(loc, lane, c(4))),
-      c(64));
-  Value unit = b.create<LLVM::LShrOp>(
-      loc, b.create<LLVM::AndOp>(loc, lane, c(3)), c(1));
-  Value xorBits = b.create<LLVM::AndOp>(
-      loc, b.create<LLVM::LShrOp>(loc, lane, c(3)), c(3));
-  Value half = b.create<LLVM::MulOp>(loc, b.create<LLVM::AndOp>(loc, lane, c(1)),
-                                     c(8));
+      c(32));
+  Value unit = b.create<LLVM::XOrOp>(
+      loc,
+      b.create<LLVM::LShrOp>(loc, b.create<LLVM::AndOp>(loc, lane, c(3)),
+                             c(1)),
+      b.create<LLVM::AndOp>(loc, b.create<LLVM::LShrOp>(loc, lane, c(4)),
+                            c(1)));
+  Value inRow = b.create<LLVM::AddOp>(
+      loc, b.create<LLVM::MulOp>(loc, unit, c(16)),
+      b.create<LLVM::MulOp>(loc, b.create<LLVM::AndOp>(loc, lane, c(1)), c(8)));
   Value wgBase = b.create<LLVM::AddOp>(
-      loc, b.create<LLVM::MulOp>(loc, wg, c(SmemLayout::kBuffers * SmemLayout::kBufferBytes)),
-      c(layout.stagingBase));
-  Value offs[2][2];
-  for (int i = 0; i < 2; ++i)
-    for (int jj = 0; jj < 2; ++jj) {
-      Value u = b.create<LLVM::XOrOp>(
-          loc, b.create<LLVM::AddOp>(loc, unit, c(2 * jj)), xorBits);
-      Value off = b.create<LLVM::AddOp>(
-          loc, b.create<LLVM::AddOp>(loc, rowOff, c(512 * i)),
-          b.create<LLVM::AddOp>(loc, b.create<LLVM::MulOp>(loc, u, c(16)),
-                                half));
-      offs[i][jj] = b.create<LLVM::AddOp>(loc, wgBase, off);
-    }
+      loc, b.create<LLVM::MulOp>(loc, wg, c(wgBytes)), c(layout.stagingBase));
+  Value mineBase =
+      b.create<LLVM::AddOp>(loc, wgBase, b.create<LLVM::AddOp>(loc, rowOff, inRow));
 
-  int64_t chunks = config.getBlockN() / 16;
-  if (chunks % SmemLayout::kBuffers != 0)
-    waitReadThenSync("", ValueRange{}, "");
+  if (chunks % buffers != 0)
+    waitReadThenSync(0, "", ValueRange{}, "");
   Value mBase = b.create<LLVM::AddOp>(
       loc, b.create<LLVM::MulOp>(loc, op.getMBlock(), c(config.getBlockM())),
       b.create<LLVM::MulOp>(loc, wg, c(64)));
@@ -893,26 +898,41 @@ void KernelLowering::reduceEpilogue(
   Value tmapD = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(),
                                            arg(KernelOp::TmapD));
   for (int64_t q = 0; q < chunks; ++q) {
-    int64_t bufOff = (q % SmemLayout::kBuffers) * SmemLayout::kBufferBytes;
+    int64_t bufOff = (q % buffers) * chunkBytes;
     for (int i = 0; i < 2; ++i)
-      for (int jj = 0; jj < 2; ++jj) {
-        Value at = smemAt(b, loc, b.create<LLVM::AddOp>(loc, offs[i][jj],
-                                                        c(bufOff)));
-        b.create<LLVM::StoreOp>(loc, mine(b, i, 2 * q + jj), at,
+      for (int64_t jj = 0; jj < boxesPerChunk; ++jj) {
+        Value at = smemAt(
+            b, loc,
+            b.create<LLVM::AddOp>(loc, mineBase,
+                                  c(bufOff + jj * kBoxBytes + 256 * i)));
+        b.create<LLVM::StoreOp>(loc, mine(b, i, q * boxesPerChunk + jj), at,
                                 /*alignment=*/8);
       }
     b.create<NVVM::FenceProxyOp>(
         loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    Value col = b.create<LLVM::AddOp>(loc, nBase, c(16 * q));
-    Value buf = b.create<LLVM::PtrToIntOp>(
-        loc, b.getI32Type(),
-        smemAt(b, loc, b.create<LLVM::AddOp>(loc, wgBase, c(bufOff))));
-    waitReadThenSync(
-        "@p cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile."
-        "bulk_group [$2, {$3, $4, $5}], [$6];\n\t"
-        "@p cp.async.bulk.commit_group;\n\t",
-        ValueRange{tmapD, col, mBase, op.getGroup(), buf}, "l,r,r,r,r,");
+    // Operands: $2 the d map, $3 the row, $4 the group, then per box its
+    // column and shared-memory address.
+    std::string issue;
+    std::string constraints = "l,r,r,";
+    SmallVector<Value> extra{tmapD, mBase, op.getGroup()};
+    for (int64_t jj = 0; jj < boxesPerChunk; ++jj) {
+      int64_t colArg = 5 + 2 * jj, bufArg = colArg + 1;
+      issue += ("@p cp.reduce.async.bulk.tensor.3d.global.shared::cta.add."
+                "tile.bulk_group [$2, {$" +
+                Twine(colArg) + ", $3, $4}], [$" + Twine(bufArg) + "];\n\t")
+                   .str();
+      constraints += "r,r,";
+      extra.push_back(
+          b.create<LLVM::AddOp>(loc, nBase, c(epilogueChunkCols * q + 8 * jj)));
+      extra.push_back(b.create<LLVM::PtrToIntOp>(
+          loc, b.getI32Type(),
+          smemAt(b, loc,
+                 b.create<LLVM::AddOp>(loc, wgBase,
+                                       c(bufOff + jj * kBoxBytes)))));
+    }
+    issue += "@p cp.async.bulk.commit_group;\n\t";
+    waitReadThenSync(buffers - 2, issue, extra, constraints);
   }
 }
 
@@ -1099,8 +1119,13 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
+      if (epilogueChunkCols != 8 && epilogueChunkCols != 16) {
+        kernel.emitOpError("epilogue-chunk-cols must be 8 or 16, got ")
+            << static_cast<int64_t>(epilogueChunkCols);
+        return signalPassFailure();
+      }
       if (failed(KernelLowering(func, config, perChunkEpilogue,
-                                tmaReduceEpilogue)
+                                tmaReduceEpilogue, epilogueChunkCols)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

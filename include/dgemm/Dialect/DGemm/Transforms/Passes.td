@@ -141,7 +141,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "When c and d are the same tensor (accumulate in place), stage "
            "the tile through shared memory and add it to d with TMA "
            "reduce-add stores; otherwise (and when false) d = c + sum is "
-           "written from registers">
+           "written from registers">,
+    Option<"epilogueChunkCols", "epilogue-chunk-cols", "int64_t", "16",
+           "Columns each math warpgroup stages per barrier round of the TMA "
+           "reduce-add epilogue (8 or 16); its 8 KiB of buffers hold "
+           "64 / epilogue-chunk-cols chunks">
   ];
 }
 

@@ -57,7 +57,8 @@ struct KernelConfig {
 };
 
 /// Shared memory each math warpgroup stages its output through for the TMA
-/// reduce-add epilogue: two buffers of 64 rows x 16 FP32 columns.
+/// reduce-add epilogue: 8 KiB (two buffers of 64 rows x 16 FP32 columns, or
+/// four of 8 columns).
 inline constexpr int kEpilogueBufferBytes = 64 * 16 * 4;
 inline constexpr int kEpilogueBuffersPerWarpgroup = 2;
 
