@@ -37,6 +37,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.perChunkEpilogue = options.perChunkEpilogue;
   convert.tmaReduceEpilogue = options.tmaReduceEpilogue;
   convert.epilogueChunkCols = options.epilogueChunkCols;
+  convert.prefetchCBlocks = options.prefetchCBlocks;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());

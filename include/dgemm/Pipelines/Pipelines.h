@@ -57,6 +57,9 @@ struct DGemmPipelineOptions
   Option<int64_t> epilogueChunkCols{
       *this, "epilogue-chunk-cols",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(16)};
+  Option<int64_t> prefetchCBlocks{
+      *this, "prefetch-c-blocks",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(-1)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

@@ -59,11 +59,12 @@ class KernelLowering {
 public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
                  bool perChunkEpilogue, bool tmaReduceEpilogue,
-                 int64_t epilogueChunkCols)
+                 int64_t epilogueChunkCols, int64_t prefetchCBlocks)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue),
         tmaReduceEpilogue(tmaReduceEpilogue),
-        epilogueChunkCols(epilogueChunkCols) {}
+        epilogueChunkCols(epilogueChunkCols),
+        prefetchCBlocks(prefetchCBlocks) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -187,6 +188,7 @@ private:
   struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
   void lowerPromote(PromoteOp op);
   void lowerEpilogue(EpilogueOp op);
+  void prefetchC(EpilogueOp op);
   void reduceEpilogue(OpBuilder &b, Location loc, EpilogueOp op,
                       function_ref<Value(OpBuilder &, int, int64_t)> mine);
 
@@ -197,6 +199,7 @@ private:
   bool perChunkEpilogue;
   bool tmaReduceEpilogue;
   int64_t epilogueChunkCols;
+  int64_t prefetchCBlocks;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -674,7 +677,81 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     cast.erase();
 }
 
+/// Prefetches the tile's c (= d when accumulating in place) into L2 while the
+/// block loop runs, so that the epilogue's reads (or the TMA reduce-adds)
+/// find it there: every math thread prefetches a few of its warpgroup's
+/// 128-byte lines, at the start of the block loop's iteration max(0,
+/// blocks - prefetchCBlocks) (before the loop for prefetchCBlocks = 0).
+void KernelLowering::prefetchC(EpilogueOp op) {
+  auto kloop = op.getSums().front().getDefiningOp<scf::ForOp>();
+  if (!kloop)
+    return;
+  OpBuilder b(kloop);
+  Location loc = op.getLoc();
+  if (prefetchCBlocks > 0) {
+    b.setInsertionPointToStart(kloop.getBody());
+    Value ub = kloop.getUpperBound();
+    Value at = b.create<arith::MaxSIOp>(
+        loc, b.create<arith::SubIOp>(loc, ub, i32(b, loc, prefetchCBlocks)),
+        i32(b, loc, 0));
+    auto when = b.create<scf::IfOp>(
+        loc,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                kloop.getInductionVar(), at),
+        /*withElse=*/false);
+    b.setInsertionPoint(when.thenBlock()->getTerminator());
+  }
+  auto c = [&](int64_t v) { return i32(b, loc, v); };
+  auto ext = [&](Value v) {
+    return b.create<arith::ExtUIOp>(loc, b.getI64Type(), v).getResult();
+  };
+  int64_t lines = (config.getBlockN() * 4 + 127) / 128;
+  Value t = tid(b, loc);
+  Value wg = b.create<arith::SubIOp>(
+      loc, b.create<arith::DivUIOp>(loc, t, c(128)), c(1));
+  Value inWg = b.create<arith::RemUIOp>(loc, t, c(128));
+  Value rowBase = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, op.getMBlock(), c(config.getBlockM())),
+      b.create<arith::MulIOp>(loc, wg, c(64)));
+  Value nBase = b.create<arith::MulIOp>(loc, op.getNBlock(),
+                                        c(config.getBlockN()));
+  Value m = arg(KernelOp::DimM), n = arg(KernelOp::DimN);
+  Value groupRows = b.create<arith::MulIOp>(loc, ext(op.getGroup()), ext(m));
+  for (int64_t r = 0; r * 128 < 64 * lines; ++r) {
+    Value idx = b.create<arith::AddIOp>(loc, inWg, c(128 * r));
+    Value row = b.create<arith::AddIOp>(
+        loc, rowBase, b.create<arith::DivUIOp>(loc, idx, c(lines)));
+    Value col = b.create<arith::AddIOp>(
+        loc, nBase,
+        b.create<arith::MulIOp>(
+            loc, b.create<arith::RemUIOp>(loc, idx, c(lines)), c(32)));
+    Value ok = b.create<arith::AndIOp>(
+        loc,
+        b.create<arith::AndIOp>(
+            loc,
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, idx,
+                                    c(64 * lines)),
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m)),
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, n));
+    Value off = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::MulIOp>(
+            loc, b.create<arith::AddIOp>(loc, groupRows, ext(row)), ext(n)),
+        ext(col));
+    Value ptr = b.create<LLVM::GEPOp>(loc, globalPtr(), b.getF32Type(),
+                                      arg(KernelOp::PtrC), ValueRange{off});
+    auto guard = b.create<scf::IfOp>(loc, ok, /*withElse=*/false);
+    OpBuilder gb = guard.getThenBodyBuilder();
+    inlinePtx(gb, loc, "prefetch.global.L2 [$0];", "l",
+              ValueRange{gb.create<LLVM::AddrSpaceCastOp>(loc, genericPtr(),
+                                                           ptr)
+                             .getResult()});
+  }
+}
+
 void KernelLowering::lowerEpilogue(EpilogueOp op) {
+  if (prefetchCBlocks >= 0)
+    prefetchC(op);
   OpBuilder b(op);
   Location loc = op.getLoc();
   int64_t n = config.getBlockN();
@@ -1125,7 +1202,8 @@ struct ConvertDGemmToNVVMPass
         return signalPassFailure();
       }
       if (failed(KernelLowering(func, config, perChunkEpilogue,
-                                tmaReduceEpilogue, epilogueChunkCols)
+                                tmaReduceEpilogue, epilogueChunkCols,
+                                prefetchCBlocks)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

@@ -145,7 +145,10 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
     Option<"epilogueChunkCols", "epilogue-chunk-cols", "int64_t", "16",
            "Columns each math warpgroup stages per barrier round of the TMA "
            "reduce-add epilogue (8 or 16); its 8 KiB of buffers hold "
-           "64 / epilogue-chunk-cols chunks">
+           "64 / epilogue-chunk-cols chunks">,
+    Option<"prefetchCBlocks", "prefetch-c-blocks", "int64_t", "-1",
+           "Prefetch the tile's c into L2 when this many 128-deep blocks of "
+           "the tile remain (0: when the tile starts; -1: no prefetch)">
   ];
 }
 
