@@ -53,13 +53,13 @@ struct DGemmPipelineOptions
       llvm::cl::init(false)};
   Option<bool> tmaReduceEpilogue{
       *this, "tma-reduce-epilogue",
-      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(true)};
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
   Option<int64_t> epilogueChunkCols{
       *this, "epilogue-chunk-cols",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(16)};
   Option<int64_t> prefetchCBlocks{
       *this, "prefetch-c-blocks",
-      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(-1)};
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(4)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

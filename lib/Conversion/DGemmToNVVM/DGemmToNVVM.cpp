@@ -31,9 +31,10 @@ constexpr StringLiteral kSmemSymbol = "dgemm_dynamic_smem";
 struct SmemLayout {
   int64_t stages, aBytes, bBytes, sfaBytes, sfbBytes;
   int64_t aBase, bBase, sfaBase, sfbBase, fullBase, emptyBase;
-  /// Epilogue buffers: kEpilogueBuffersPerWarpgroup per math warpgroup, each
-  /// 64 rows x 16 FP32 columns in the SWIZZLE_64B layout of the d map.
+  /// Epilogue buffers (8 KiB per math warpgroup), present when they fit
+  /// beside the pipeline (heuristics::hasEpilogueBuffers).
   int64_t stagingBase;
+  bool hasStaging;
   static constexpr int64_t kBufferBytes = ::dgemm::heuristics::kEpilogueBufferBytes;
   static constexpr int64_t kBuffers = ::dgemm::heuristics::kEpilogueBuffersPerWarpgroup;
 
@@ -51,6 +52,8 @@ struct SmemLayout {
     fullBase = sfbBase + stages * sfbBytes;
     emptyBase = fullBase + stages * 8;
     stagingBase = align(emptyBase + stages * 8, 1024);
+    hasStaging = ::dgemm::heuristics::hasEpilogueBuffers(
+        c.getBlockM(), c.getBlockN(), stages);
   }
 };
 
@@ -62,7 +65,7 @@ public:
                  int64_t epilogueChunkCols, int64_t prefetchCBlocks)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue),
-        tmaReduceEpilogue(tmaReduceEpilogue),
+        tmaReduceEpilogue(tmaReduceEpilogue && layout.hasStaging),
         epilogueChunkCols(epilogueChunkCols),
         prefetchCBlocks(prefetchCBlocks) {}
 

@@ -132,14 +132,31 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          swizzleB == o.swizzleB && numSMs == o.numSMs;
 }
 
-int dgemm::heuristics::smemBytesFor(int blockM, int blockN, int stages) {
+int dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
+                                            int stages) {
   int perStage = (blockM + blockN) * kBlockK +
                  alignTo(blockM * 4, kScaleSliceAlign) +
                  alignTo(blockN * 4, kScaleSliceAlign);
-  int pipeline = stages * perStage + stages * kBarrierBytesPerStage;
-  int staging =
-      (blockM / 64) * kEpilogueBuffersPerWarpgroup * kEpilogueBufferBytes;
-  return kSmemAlignSlack + alignTo(pipeline, 1024) + staging;
+  return kSmemAlignSlack +
+         alignTo(stages * perStage + stages * kBarrierBytesPerStage, 1024);
+}
+
+static int epilogueBufferBytes(int blockM) {
+  return (blockM / 64) * kEpilogueBuffersPerWarpgroup * kEpilogueBufferBytes;
+}
+
+bool dgemm::heuristics::hasEpilogueBuffers(int blockM, int blockN,
+                                           int stages) {
+  return pipelineSmemBytesFor(blockM, blockN, stages) +
+             epilogueBufferBytes(blockM) <=
+         kSm90MaxSmemPerBlock;
+}
+
+int dgemm::heuristics::smemBytesFor(int blockM, int blockN, int stages) {
+  return pipelineSmemBytesFor(blockM, blockN, stages) +
+         (hasEpilogueBuffers(blockM, blockN, stages)
+              ? epilogueBufferBytes(blockM)
+              : 0);
 }
 
 int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {

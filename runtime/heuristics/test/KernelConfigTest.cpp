@@ -47,15 +47,24 @@ void expectRejected(const KernelConfig &c, const std::string &field) {
 //===----------------------------------------------------------------------===//
 
 TEST(SmemBytesFor, MatchesTheLayoutFormula) {
-  // 1024 + align1024(s * ((bm + bn) * 128 + align128(bm * 4) +
-  // align128(bn * 4)) + 16s) + (bm / 64) * 2 * 4096.
-  EXPECT_EQ(smemBytesFor(128, 128, 6),
-            1024 + 203776 + 2 * 2 * 4096); // 6 * 33808 = 202848 -> 203776
-  EXPECT_EQ(smemBytesFor(128, 128, 6), 221184);
+  // Pipeline: 1024 + align1024(s * ((bm + bn) * 128 + align128(bm * 4) +
+  // align128(bn * 4)) + 16s); then (bm / 64) * 2 * 4096 of epilogue buffers
+  // when they fit in 232448 bytes.
+  EXPECT_EQ(pipelineSmemBytesFor(128, 128, 6),
+            1024 + 203776); // 6 * 33808 = 202848 -> 203776
+  EXPECT_EQ(smemBytesFor(128, 128, 6), 1024 + 203776 + 2 * 2 * 4096);
   EXPECT_EQ(smemBytesFor(128, 192, 5), 229376);
   EXPECT_EQ(smemBytesFor(64, 64, 8), 145408);
-  EXPECT_EQ(smemBytesFor(128, 160, 5), 207872);
   EXPECT_EQ(smemBytesFor(64, 64, 0), 1024 + 8192);
+}
+
+TEST(SmemBytesFor, EpilogueBuffersNeverCostAStage) {
+  // 6 stages of 128 x 160 leave 3072 bytes: no room for 16 KiB of buffers.
+  EXPECT_FALSE(hasEpilogueBuffers(128, 160, 6));
+  EXPECT_EQ(smemBytesFor(128, 160, 6), pipelineSmemBytesFor(128, 160, 6));
+  EXPECT_EQ(smemBytesFor(128, 160, 6), 229376);
+  EXPECT_TRUE(hasEpilogueBuffers(128, 160, 5));
+  EXPECT_TRUE(hasEpilogueBuffers(128, 192, 5));
 }
 
 TEST(SmemBytesFor, EpilogueBuffersScaleWithMathWarpgroups) {
@@ -83,8 +92,8 @@ TEST(MaxStages, H200) {
   Target h200;
   EXPECT_EQ(maxStages(128, 128, h200), 6);
   EXPECT_EQ(maxStages(128, 192, h200), 5);
-  EXPECT_EQ(maxStages(128, 160, h200), 5);
-  EXPECT_EQ(maxStages(128, 112, h200), 6);
+  EXPECT_EQ(maxStages(128, 160, h200), 6);
+  EXPECT_EQ(maxStages(128, 112, h200), 7);
   EXPECT_EQ(maxStages(64, 192, h200), 6);
   // Would fit 13 stages; capped.
   EXPECT_EQ(maxStages(64, 64, h200), 8);

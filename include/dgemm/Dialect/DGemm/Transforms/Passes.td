@@ -137,16 +137,17 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
     Option<"perChunkEpilogue", "per-chunk-epilogue", "bool", "false",
            "The previous epilogue: each 2-element chunk guarded, loaded, "
            "added and stored in turn (slower; kept for comparison)">,
-    Option<"tmaReduceEpilogue", "tma-reduce-epilogue", "bool", "true",
+    Option<"tmaReduceEpilogue", "tma-reduce-epilogue", "bool", "false",
            "When c and d are the same tensor (accumulate in place), stage "
            "the tile through shared memory and add it to d with TMA "
-           "reduce-add stores; otherwise (and when false) d = c + sum is "
-           "written from registers">,
+           "reduce-add stores (kernels whose shared memory has no room for "
+           "the epilogue buffers keep the register path); otherwise d = c + "
+           "sum is written from registers">,
     Option<"epilogueChunkCols", "epilogue-chunk-cols", "int64_t", "16",
            "Columns each math warpgroup stages per barrier round of the TMA "
            "reduce-add epilogue (8 or 16); its 8 KiB of buffers hold "
            "64 / epilogue-chunk-cols chunks">,
-    Option<"prefetchCBlocks", "prefetch-c-blocks", "int64_t", "-1",
+    Option<"prefetchCBlocks", "prefetch-c-blocks", "int64_t", "4",
            "Prefetch the tile's c into L2 when this many 128-deep blocks of "
            "the tile remain (0: when the tile starts; -1: no prefetch)">
   ];

@@ -61,15 +61,28 @@ struct KernelConfig {
 /// four of 8 columns).
 inline constexpr int kEpilogueBufferBytes = 64 * 16 * 4;
 inline constexpr int kEpilogueBuffersPerWarpgroup = 2;
+/// The SM90 limit the epilogue buffers must fit under (they never cost a
+/// stage; see hasEpilogueBuffers).
+inline constexpr int kSm90MaxSmemPerBlock = 232448;
 
-/// Dynamic shared memory of a kernel: 1024 bytes of alignment slack, then per
+/// Shared memory of the pipeline: 1024 bytes of alignment slack, then per
 /// stage the A and B tiles (128 FP8 K per row), the sfa/sfb slices (padded to
-/// 128 bytes), and a full/empty mbarrier pair; then, from the next 1024-byte
-/// boundary, the epilogue buffers of each math warpgroup (blockM / 64).
+/// 128 bytes), and a full/empty mbarrier pair, rounded up to 1024 bytes.
+int pipelineSmemBytesFor(int blockM, int blockN, int stages);
+
+/// Whether the epilogue buffers of each math warpgroup (blockM / 64) fit
+/// after the pipeline within kSm90MaxSmemPerBlock. Only kernels with them
+/// can be built with the TMA reduce-add epilogue.
+bool hasEpilogueBuffers(int blockM, int blockN, int stages);
+
+/// Dynamic shared memory of a kernel: the pipeline, then the epilogue buffers
+/// if hasEpilogueBuffers.
 int smemBytesFor(int blockM, int blockN, int stages);
 
-/// Largest stage count whose smemBytesFor fits the target, capped at 8;
-/// 0 when not even one stage fits.
+/// Largest stage count whose smemBytesFor fits the target, capped at 8; 0
+/// when not even one stage fits. On a target with kSm90MaxSmemPerBlock the
+/// epilogue buffers never cost a stage: they are left out when they do not
+/// fit.
 int maxStages(int blockM, int blockN, const Target &target);
 
 /// "" if `config` can be lowered for `target`, else a message naming the first
