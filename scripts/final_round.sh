@@ -8,7 +8,9 @@
 # unguarded/ (--desc-slots=1 --unsafe-skip-descriptor-drain), all from
 # dgemm-translate --bundle-all-candidates; RACE_BUNDLE (default
 # BUNDLES_ROOT/unguarded) is the unguarded bundle the race demonstration uses.
-# BUNDLES_ROOT/../seed_repro.py, if present, is the bug report's script.
+# BUNDLES_ROOT/../seed_repro.py, if present, is the bug report's script;
+# BUNDLES_ROOT/red, if present, a bundle built with
+# --pipeline-options=tma-reduce-epilogue, gets the GPU tests and racecheck too.
 set -u
 root=${1:?bundles root}
 race=${2:-$root/unguarded}
@@ -21,6 +23,21 @@ PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so \
   grep -v '^  call' | tee "$OUT/probe.log"
 DGEMM_RT_BUILD=/tmp/rt bash scripts/device_round.sh "$root/bundle" "$race" "$root/r1"
 rc=$?
+# The optional TMA reduce-add epilogue (ROOT/red, --pipeline-options=tma-reduce-epilogue):
+# correctness, seed determinism and racecheck on the in-place cases.
+if [ -d "$root/red" ]; then
+  DGEMM_KERNEL_DIR="$root/red" timeout 200 /tmp/rt/test/dgemm-runtime-gpu-tests \
+    --gtest_filter='Cases/*RealBundle*:SeedCase/*RealBundle*' > "$OUT/red-tests.log" 2>&1
+  r1=$?
+  DGEMM_KERNEL_DIR="$root/red" timeout 200 compute-sanitizer --tool racecheck \
+    --error-exitcode 1 /tmp/rt/test/dgemm-runtime-gpu-tests \
+    --gtest_filter='Cases/*RealBundle_RaggedEdges:Cases/*RealBundle_OddChunkCountInPlace' \
+    > "$OUT/red-racecheck.log" 2>&1
+  r2=$?
+  echo "== reduce-add epilogue bundle: gpu tests exit $r1 ($(grep -hE '^\[  (PASSED|FAILED)' "$OUT/red-tests.log" | paste -sd' ')), racecheck exit $r2 ($(grep -h 'ERROR SUMMARY' "$OUT/red-racecheck.log" | sort -u | paste -sd' '))" |
+    tee -a "$OUT/summary.txt"
+  [ "$r1" = 0 ] && [ "$r2" = 0 ] || rc=1
+fi
 seed="$root/../seed_repro.py"
 if [ -f "$seed" ]; then
   PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so \
