@@ -34,7 +34,7 @@ if [ -d "$root/red" ]; then
     --gtest_filter='Cases/*RealBundle_RaggedEdges:Cases/*RealBundle_OddChunkCountInPlace' \
     > "$OUT/red-racecheck.log" 2>&1
   r2=$?
-  echo "== reduce-add epilogue bundle: gpu tests exit $r1 ($(grep -hE '^\[  (PASSED|FAILED)' "$OUT/red-tests.log" | paste -sd' ')), racecheck exit $r2 ($(grep -h 'ERROR SUMMARY' "$OUT/red-racecheck.log" | sort -u | paste -sd' '))" |
+  echo "== reduce-add epilogue bundle: gpu tests exit $r1 ($(grep -hE '^\[  (PASSED|FAILED)' "$OUT/red-tests.log" | paste -sd' ')), racecheck exit $r2 ($(grep -h 'SUMMARY' "$OUT/red-racecheck.log" | sort -u | paste -sd' '))" |
     tee -a "$OUT/summary.txt"
   [ "$r1" = 0 ] && [ "$r2" = 0 ] || rc=1
 fi

@@ -38,6 +38,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.tmaReduceEpilogue = options.tmaReduceEpilogue;
   convert.epilogueChunkCols = options.epilogueChunkCols;
   convert.prefetchCBlocks = options.prefetchCBlocks;
+  convert.prefetchCMaxBlocks = options.prefetchCMaxBlocks;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -60,6 +60,9 @@ struct DGemmPipelineOptions
   Option<int64_t> prefetchCBlocks{
       *this, "prefetch-c-blocks",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(4)};
+  Option<int64_t> prefetchCMaxBlocks{
+      *this, "prefetch-c-max-blocks",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(32)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

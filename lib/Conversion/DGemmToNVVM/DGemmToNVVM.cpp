@@ -62,12 +62,14 @@ class KernelLowering {
 public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
                  bool perChunkEpilogue, bool tmaReduceEpilogue,
-                 int64_t epilogueChunkCols, int64_t prefetchCBlocks)
+                 int64_t epilogueChunkCols, int64_t prefetchCBlocks,
+                 int64_t prefetchCMaxBlocks)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue),
         tmaReduceEpilogue(tmaReduceEpilogue && layout.hasStaging),
         epilogueChunkCols(epilogueChunkCols),
-        prefetchCBlocks(prefetchCBlocks) {}
+        prefetchCBlocks(prefetchCBlocks),
+        prefetchCMaxBlocks(prefetchCMaxBlocks) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -203,6 +205,7 @@ private:
   bool tmaReduceEpilogue;
   int64_t epilogueChunkCols;
   int64_t prefetchCBlocks;
+  int64_t prefetchCMaxBlocks;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -684,24 +687,34 @@ void KernelLowering::lowerPromote(PromoteOp op) {
 /// block loop runs, so that the epilogue's reads (or the TMA reduce-adds)
 /// find it there: every math thread prefetches a few of its warpgroup's
 /// 128-byte lines, at the start of the block loop's iteration max(0,
-/// blocks - prefetchCBlocks) (before the loop for prefetchCBlocks = 0).
+/// blocks - prefetchCBlocks) (before the loop for prefetchCBlocks = 0), and
+/// only for tiles of at most prefetchCMaxBlocks blocks (0: every tile), whose
+/// epilogue is a large share of the tile's time.
 void KernelLowering::prefetchC(EpilogueOp op) {
   auto kloop = op.getSums().front().getDefiningOp<scf::ForOp>();
   if (!kloop)
     return;
   OpBuilder b(kloop);
   Location loc = op.getLoc();
+  Value ub = kloop.getUpperBound();
+  Value cond;
   if (prefetchCBlocks > 0) {
     b.setInsertionPointToStart(kloop.getBody());
-    Value ub = kloop.getUpperBound();
     Value at = b.create<arith::MaxSIOp>(
         loc, b.create<arith::SubIOp>(loc, ub, i32(b, loc, prefetchCBlocks)),
         i32(b, loc, 0));
-    auto when = b.create<scf::IfOp>(
-        loc,
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                kloop.getInductionVar(), at),
-        /*withElse=*/false);
+    cond = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                   kloop.getInductionVar(), at);
+  }
+  if (prefetchCMaxBlocks > 0) {
+    Value shortTile =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, ub,
+                                i32(b, loc, prefetchCMaxBlocks));
+    cond = cond ? b.create<arith::AndIOp>(loc, cond, shortTile).getResult()
+                : shortTile;
+  }
+  if (cond) {
+    auto when = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
     b.setInsertionPoint(when.thenBlock()->getTerminator());
   }
   auto c = [&](int64_t v) { return i32(b, loc, v); };
@@ -1206,7 +1219,7 @@ struct ConvertDGemmToNVVMPass
       }
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
-                                prefetchCBlocks)
+                                prefetchCBlocks, prefetchCMaxBlocks)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();
