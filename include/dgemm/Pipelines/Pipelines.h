@@ -62,7 +62,7 @@ struct DGemmPipelineOptions
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(4)};
   Option<int64_t> prefetchCMaxBlocks{
       *this, "prefetch-c-max-blocks",
-      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(32)};
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

@@ -150,7 +150,7 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
     Option<"prefetchCBlocks", "prefetch-c-blocks", "int64_t", "4",
            "Prefetch the tile's c into L2 when this many 128-deep blocks of "
            "the tile remain (0: when the tile starts; -1: no prefetch)">,
-    Option<"prefetchCMaxBlocks", "prefetch-c-max-blocks", "int64_t", "32",
+    Option<"prefetchCMaxBlocks", "prefetch-c-max-blocks", "int64_t", "0",
            "Prefetch c only for tiles of at most this many 128-deep blocks "
            "(0: every tile)">
   ];
