@@ -7,10 +7,9 @@
 
 using namespace dgemm::runtime;
 
-void dgemm::runtime::describeKGroupedTensorMaps(const KGroupedArgs &args,
-                                                const KGroupedShape &shape,
-                                                const KernelMeta &meta,
-                                                TensorMapSpec specs[kNumTensorMaps]) {
+void dgemm::runtime::describeKGroupedTensorMaps(
+    const KGroupedArgs &args, const KGroupedShape &shape,
+    const KernelMeta &meta, TensorMapSpec specs[kNumTensorMaps]) {
   // A and B are templates: the kernel rewrites address, dim 0 and the stride
   // per group, so only the row count, box and swizzle matter here. One
   // 128-byte K row per box row is what SWIZZLE_128B expects.

@@ -35,8 +35,10 @@ struct SmemLayout {
   /// beside the pipeline (heuristics::hasEpilogueBuffers).
   int64_t stagingBase;
   bool hasStaging;
-  static constexpr int64_t kBufferBytes = ::dgemm::heuristics::kEpilogueBufferBytes;
-  static constexpr int64_t kBuffers = ::dgemm::heuristics::kEpilogueBuffersPerWarpgroup;
+  static constexpr int64_t kBufferBytes =
+      ::dgemm::heuristics::kEpilogueBufferBytes;
+  static constexpr int64_t kBuffers =
+      ::dgemm::heuristics::kEpilogueBuffersPerWarpgroup;
 
   explicit SmemLayout(ConfigAttr c) {
     auto align = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
@@ -52,8 +54,8 @@ struct SmemLayout {
     fullBase = sfbBase + stages * sfbBytes;
     emptyBase = fullBase + stages * 8;
     stagingBase = align(emptyBase + stages * 8, 1024);
-    hasStaging = ::dgemm::heuristics::hasEpilogueBuffers(
-        c.getBlockM(), c.getBlockN(), stages);
+    hasStaging = ::dgemm::heuristics::hasEpilogueBuffers(c.getBlockM(),
+                                                         c.getBlockN(), stages);
   }
 };
 
@@ -67,8 +69,7 @@ public:
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue),
         tmaReduceEpilogue(tmaReduceEpilogue && layout.hasStaging),
-        epilogueChunkCols(epilogueChunkCols),
-        prefetchCBlocks(prefetchCBlocks),
+        epilogueChunkCols(epilogueChunkCols), prefetchCBlocks(prefetchCBlocks),
         prefetchCMaxBlocks(prefetchCMaxBlocks) {}
 
   LogicalResult run(WarpSpecializeOp ws);
@@ -707,9 +708,8 @@ void KernelLowering::prefetchC(EpilogueOp op) {
                                    kloop.getInductionVar(), at);
   }
   if (prefetchCMaxBlocks > 0) {
-    Value shortTile =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, ub,
-                                i32(b, loc, prefetchCMaxBlocks));
+    Value shortTile = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::ule, ub, i32(b, loc, prefetchCMaxBlocks));
     cond = cond ? b.create<arith::AndIOp>(loc, cond, shortTile).getResult()
                 : shortTile;
   }
@@ -729,8 +729,8 @@ void KernelLowering::prefetchC(EpilogueOp op) {
   Value rowBase = b.create<arith::AddIOp>(
       loc, b.create<arith::MulIOp>(loc, op.getMBlock(), c(config.getBlockM())),
       b.create<arith::MulIOp>(loc, wg, c(64)));
-  Value nBase = b.create<arith::MulIOp>(loc, op.getNBlock(),
-                                        c(config.getBlockN()));
+  Value nBase =
+      b.create<arith::MulIOp>(loc, op.getNBlock(), c(config.getBlockN()));
   Value m = arg(KernelOp::DimM), n = arg(KernelOp::DimN);
   Value groupRows = b.create<arith::MulIOp>(loc, ext(op.getGroup()), ext(m));
   for (int64_t r = 0; r * 128 < 64 * lines; ++r) {
@@ -758,10 +758,10 @@ void KernelLowering::prefetchC(EpilogueOp op) {
                                       arg(KernelOp::PtrC), ValueRange{off});
     auto guard = b.create<scf::IfOp>(loc, ok, /*withElse=*/false);
     OpBuilder gb = guard.getThenBodyBuilder();
-    inlinePtx(gb, loc, "prefetch.global.L2 [$0];", "l",
-              ValueRange{gb.create<LLVM::AddrSpaceCastOp>(loc, genericPtr(),
-                                                           ptr)
-                             .getResult()});
+    inlinePtx(
+        gb, loc, "prefetch.global.L2 [$0];", "l",
+        ValueRange{gb.create<LLVM::AddrSpaceCastOp>(loc, genericPtr(), ptr)
+                       .getResult()});
   }
 }
 
@@ -874,9 +874,9 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
       return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(ptr))
           .getResult();
     };
-    Value inPlace = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                           asInt(KernelOp::PtrC),
-                                           asInt(KernelOp::PtrD));
+    Value inPlace =
+        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                               asInt(KernelOp::PtrC), asInt(KernelOp::PtrD));
     auto split = b.create<scf::IfOp>(loc, inPlace, /*withElseRegion=*/true);
     OpBuilder rb = split.getThenBodyBuilder();
     reduceEpilogue(rb, loc, op, mine);
@@ -937,8 +937,8 @@ void KernelLowering::reduceEpilogue(
   const int64_t chunks = config.getBlockN() / epilogueChunkCols;
 
   Value t = tid(b, loc);
-  Value wg = b.create<LLVM::SubOp>(loc, b.create<LLVM::UDivOp>(loc, t, c(128)),
-                                   c(1));
+  Value wg =
+      b.create<LLVM::SubOp>(loc, b.create<LLVM::UDivOp>(loc, t, c(128)), c(1));
   Value inWg = b.create<LLVM::URemOp>(loc, t, c(128));
   Value lane = b.create<LLVM::URemOp>(loc, t, c(32));
   Value warp = b.create<LLVM::UDivOp>(loc, inWg, c(32));
@@ -949,11 +949,11 @@ void KernelLowering::reduceEpilogue(
   // undefined for the aligned barrier.
   auto waitReadThenSync = [&](int64_t pending, StringRef thenOnIssuer,
                               ValueRange extra, StringRef extraConstraints) {
-    std::string ptx = ("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t"
-                       "@p cp.async.bulk.wait_group.read " +
-                       Twine(pending) + ";\n\tbar.sync $1, 128;\n\t" +
-                       thenOnIssuer + "}")
-                          .str();
+    std::string ptx =
+        ("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t"
+         "@p cp.async.bulk.wait_group.read " +
+         Twine(pending) + ";\n\tbar.sync $1, 128;\n\t" + thenOnIssuer + "}")
+            .str();
     SmallVector<Value> operands{inWg, barId};
     operands.append(extra.begin(), extra.end());
     inlinePtx(b, loc, ptx, ("r,r," + extraConstraints + "~{memory}").str(),
@@ -969,8 +969,7 @@ void KernelLowering::reduceEpilogue(
       c(32));
   Value unit = b.create<LLVM::XOrOp>(
       loc,
-      b.create<LLVM::LShrOp>(loc, b.create<LLVM::AndOp>(loc, lane, c(3)),
-                             c(1)),
+      b.create<LLVM::LShrOp>(loc, b.create<LLVM::AndOp>(loc, lane, c(3)), c(1)),
       b.create<LLVM::AndOp>(loc, b.create<LLVM::LShrOp>(loc, lane, c(4)),
                             c(1)));
   Value inRow = b.create<LLVM::AddOp>(
@@ -978,26 +977,26 @@ void KernelLowering::reduceEpilogue(
       b.create<LLVM::MulOp>(loc, b.create<LLVM::AndOp>(loc, lane, c(1)), c(8)));
   Value wgBase = b.create<LLVM::AddOp>(
       loc, b.create<LLVM::MulOp>(loc, wg, c(wgBytes)), c(layout.stagingBase));
-  Value mineBase =
-      b.create<LLVM::AddOp>(loc, wgBase, b.create<LLVM::AddOp>(loc, rowOff, inRow));
+  Value mineBase = b.create<LLVM::AddOp>(
+      loc, wgBase, b.create<LLVM::AddOp>(loc, rowOff, inRow));
 
   if (chunks % buffers != 0)
     waitReadThenSync(0, "", ValueRange{}, "");
   Value mBase = b.create<LLVM::AddOp>(
       loc, b.create<LLVM::MulOp>(loc, op.getMBlock(), c(config.getBlockM())),
       b.create<LLVM::MulOp>(loc, wg, c(64)));
-  Value nBase = b.create<LLVM::MulOp>(loc, op.getNBlock(),
-                                      c(config.getBlockN()));
-  Value tmapD = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(),
-                                           arg(KernelOp::TmapD));
+  Value nBase =
+      b.create<LLVM::MulOp>(loc, op.getNBlock(), c(config.getBlockN()));
+  Value tmapD =
+      b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(KernelOp::TmapD));
   for (int64_t q = 0; q < chunks; ++q) {
     int64_t bufOff = (q % buffers) * chunkBytes;
     for (int i = 0; i < 2; ++i)
       for (int64_t jj = 0; jj < boxesPerChunk; ++jj) {
-        Value at = smemAt(
-            b, loc,
-            b.create<LLVM::AddOp>(loc, mineBase,
-                                  c(bufOff + jj * kBoxBytes + 256 * i)));
+        Value at =
+            smemAt(b, loc,
+                   b.create<LLVM::AddOp>(loc, mineBase,
+                                         c(bufOff + jj * kBoxBytes + 256 * i)));
         b.create<LLVM::StoreOp>(loc, mine(b, i, q * boxesPerChunk + jj), at,
                                 /*alignment=*/8);
       }
@@ -1020,9 +1019,9 @@ void KernelLowering::reduceEpilogue(
           b.create<LLVM::AddOp>(loc, nBase, c(epilogueChunkCols * q + 8 * jj)));
       extra.push_back(b.create<LLVM::PtrToIntOp>(
           loc, b.getI32Type(),
-          smemAt(b, loc,
-                 b.create<LLVM::AddOp>(loc, wgBase,
-                                       c(bufOff + jj * kBoxBytes)))));
+          smemAt(
+              b, loc,
+              b.create<LLVM::AddOp>(loc, wgBase, c(bufOff + jj * kBoxBytes)))));
     }
     issue += "@p cp.async.bulk.commit_group;\n\t";
     waitReadThenSync(buffers - 2, issue, extra, constraints);
@@ -1110,7 +1109,8 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
     // before the CTA exits.
     if (tmaReduceEpilogue) {
       OpBuilder eb(body->getTerminator());
-      Value inWg = eb.create<LLVM::URemOp>(loc, tid(eb, loc), i32(eb, loc, 128));
+      Value inWg =
+          eb.create<LLVM::URemOp>(loc, tid(eb, loc), i32(eb, loc, 128));
       inlinePtx(eb, loc,
                 "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t"
                 "@p cp.async.bulk.wait_group 0;\n\t}",

@@ -145,8 +145,7 @@ static int epilogueBufferBytes(int blockM) {
   return (blockM / 64) * kEpilogueBuffersPerWarpgroup * kEpilogueBufferBytes;
 }
 
-bool dgemm::heuristics::hasEpilogueBuffers(int blockM, int blockN,
-                                           int stages) {
+bool dgemm::heuristics::hasEpilogueBuffers(int blockM, int blockN, int stages) {
   return pipelineSmemBytesFor(blockM, blockN, stages) +
              epilogueBufferBytes(blockM) <=
          kSm90MaxSmemPerBlock;

@@ -35,7 +35,13 @@ struct TensorMapSpec {
 };
 
 /// Index of each map in the kernel's parameter list.
-enum TensorMapIndex { kMapA = 0, kMapB = 1, kMapSfa = 2, kMapSfb = 3, kMapD = 4 };
+enum TensorMapIndex {
+  kMapA = 0,
+  kMapB = 1,
+  kMapSfa = 2,
+  kMapSfb = 3,
+  kMapD = 4
+};
 inline constexpr int kNumTensorMaps = 5;
 
 /// The five maps for valid `args` (checkKGroupedArgs) and `meta`.
