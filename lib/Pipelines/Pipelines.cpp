@@ -23,6 +23,8 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.scalesBeforeMma = options.scalesBeforeMma;
   lower.alternateWarpgroups = options.alternateWarpgroups;
   lower.passAfterIssue = options.passTurnAfterIssue;
+  lower.prefetchNextC = options.prefetchNextC;
+  lower.rasterBandM = options.rasterBandM;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;

@@ -43,6 +43,12 @@ struct DGemmPipelineOptions
   Option<bool> passTurnAfterIssue{
       *this, "pass-turn-after-issue",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
+  Option<bool> prefetchNextC{
+      *this, "prefetch-next-c",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
+  Option<int64_t> rasterBandM{
+      *this, "raster-band-m",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(0)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

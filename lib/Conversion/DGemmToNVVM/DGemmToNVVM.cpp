@@ -195,6 +195,9 @@ private:
   void lowerPromote(PromoteOp op);
   void lowerEpilogue(EpilogueOp op);
   void prefetchC(EpilogueOp op);
+  void lowerPrefetchC(PrefetchCOp op);
+  void emitPrefetch(OpBuilder &b, Location loc, Value group, Value mBlock,
+                    Value nBlock);
   void reduceEpilogue(OpBuilder &b, Location loc, EpilogueOp op,
                       function_ref<Value(OpBuilder &, int, int64_t)> mine);
 
@@ -717,6 +720,21 @@ void KernelLowering::prefetchC(EpilogueOp op) {
     auto when = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
     b.setInsertionPoint(when.thenBlock()->getTerminator());
   }
+  emitPrefetch(b, loc, op.getGroup(), op.getMBlock(), op.getNBlock());
+}
+
+void KernelLowering::lowerPrefetchC(PrefetchCOp op) {
+  OpBuilder b(op);
+  auto when = b.create<scf::IfOp>(op.getLoc(), op.getValid(),
+                                  /*withElse=*/false);
+  OpBuilder tb = when.getThenBodyBuilder();
+  emitPrefetch(tb, op.getLoc(), op.getGroup(), op.getMBlock(),
+               op.getNBlock());
+  op.erase();
+}
+
+void KernelLowering::emitPrefetch(OpBuilder &b, Location loc, Value group,
+                                  Value mBlock, Value nBlock) {
   auto c = [&](int64_t v) { return i32(b, loc, v); };
   auto ext = [&](Value v) {
     return b.create<arith::ExtUIOp>(loc, b.getI64Type(), v).getResult();
@@ -727,12 +745,11 @@ void KernelLowering::prefetchC(EpilogueOp op) {
       loc, b.create<arith::DivUIOp>(loc, t, c(128)), c(1));
   Value inWg = b.create<arith::RemUIOp>(loc, t, c(128));
   Value rowBase = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, op.getMBlock(), c(config.getBlockM())),
+      loc, b.create<arith::MulIOp>(loc, mBlock, c(config.getBlockM())),
       b.create<arith::MulIOp>(loc, wg, c(64)));
-  Value nBase =
-      b.create<arith::MulIOp>(loc, op.getNBlock(), c(config.getBlockN()));
+  Value nBase = b.create<arith::MulIOp>(loc, nBlock, c(config.getBlockN()));
   Value m = arg(KernelOp::DimM), n = arg(KernelOp::DimN);
-  Value groupRows = b.create<arith::MulIOp>(loc, ext(op.getGroup()), ext(m));
+  Value groupRows = b.create<arith::MulIOp>(loc, ext(group), ext(m));
   for (int64_t r = 0; r * 128 < 64 * lines; ++r) {
     Value idx = b.create<arith::AddIOp>(loc, inWg, c(128 * r));
     Value row = b.create<arith::AddIOp>(
@@ -1150,6 +1167,7 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
   lowerEach([&](LoadScalesOp op) { lowerLoadScales(op); });
   lowerEach([&](PromoteOp op) { lowerPromote(op); });
   lowerEach([&](EpilogueOp op) { lowerEpilogue(op); });
+  lowerEach([&](PrefetchCOp op) { lowerPrefetchC(op); });
   lowerEach([&](StageOp op) { lowerStage(op); });
   WalkResult left = func.walk([&](Operation *op) {
     if (isa<DGemmDialect>(op->getDialect())) {

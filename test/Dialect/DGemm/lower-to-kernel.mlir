@@ -1,8 +1,37 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=scale-register-budget=0 | FileCheck %s --check-prefix=LATE --implicit-check-not=dgemm.load_scales
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm --implicit-check-not=dgemm.prefetch_c
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel | FileCheck %s --check-prefix=MC
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=2 alternate-warpgroups=false" --canonicalize | FileCheck %s --check-prefix=SLICES --implicit-check-not=dgemm.turn
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=scales-before-mma=false alternate-warpgroups=false" --canonicalize | FileCheck %s --check-prefix=OLD --implicit-check-not=dgemm.turn
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=raster-band-m=8 prefetch-next-c" --canonicalize | FileCheck %s --check-prefix=BAND
+
+// raster-band-m=8: inside a group, unit r lies in band r / (8 * nBlocks);
+// the band's height is min(8, mBlocks - start) and the m-block varies
+// fastest inside it. prefetch-next-c: at the start of each tile the math
+// role prefetches the c tile of its next tile (t + gridDim.x), decomposed the
+// same way, if there is one.
+// BAND: %[[MB:.+]] = arith.divui %{{.+}}, %c128_i32 : i32
+// BAND: %[[PER:.+]] = arith.muli %[[MB]], %[[NB:.+]] : i32
+// BAND: %[[TOT:.+]] = arith.muli %[[PER]], %arg13 : i32
+// BAND: scf.for %[[T:.+]] = %{{.+}} to %[[TOT]]
+// BAND-NEXT: %[[G:.+]] = arith.divui %[[T]], %[[PER]] : i32
+// BAND-NEXT: %[[R:.+]] = arith.remui %[[T]], %[[PER]] : i32
+// BAND-NEXT: %[[BU:.+]] = arith.muli %[[NB]], %c8_i32 : i32
+// BAND-NEXT: %[[BI:.+]] = arith.divui %[[R]], %[[BU]] : i32
+// BAND-NEXT: %[[START:.+]] = arith.muli %[[BI]], %c8_i32 : i32
+// BAND-NEXT: %[[IN:.+]] = arith.remui %[[R]], %[[BU]] : i32
+// BAND-NEXT: %[[LEFT:.+]] = arith.subi %[[MB]], %[[START]] : i32
+// BAND-NEXT: %[[ROWS:.+]] = arith.minui %[[LEFT]], %c8_i32 : i32
+// BAND-NEXT: %[[MOFF:.+]] = arith.remui %[[IN]], %[[ROWS]] : i32
+// BAND-NEXT: arith.addi %[[START]], %[[MOFF]] : i32
+// BAND-NEXT: arith.divui %[[IN]], %[[ROWS]] : i32
+// BAND: math(regs = 232)
+// BAND: scf.for %[[MT:.+]] = %{{.+}} to %[[TOT]] step %[[STEP:[^ ]+]]
+// BAND: %[[NEXT:.+]] = arith.addi %[[MT]], %[[STEP]] : i32
+// BAND: arith.divui %[[NEXT]], %[[PER]] : i32
+// BAND: arith.minui
+// BAND: %[[HAS:.+]] = arith.cmpi slt, %[[NEXT]], %[[TOT]] : i32
+// BAND-NEXT: dgemm.prefetch_c group(%{{.+}}) tile(%{{.+}}, %{{.+}}) if(%[[HAS]])
 
 // With cluster_m = 2 each CTA of a pair loads its own A tile and half of the
 // shared B tile, which it multicasts to both CTAs.

@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 namespace mlir::dgemm {
 #define GEN_PASS_DEF_DGEMMLOWERTOKERNEL
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h.inc"
@@ -63,14 +65,23 @@ struct Emitter {
 /// tile they share) with the same K. When the m-block count is odd the last
 /// pair's second m-block lies past M: its CTA loads zeros (TMA fills out of
 /// bounds) and stores nothing, but keeps the cluster's pipeline in step.
+///
+/// With a raster band of B units (B > 0), each group's units are walked in
+/// bands of B m-units: band by band, and inside a band n-block by n-block
+/// with the m-unit varying fastest (the last band may be narrower). The CTAs
+/// running at one time then share fewer rows of A and B than in row order,
+/// which for wide N sweeps all of B once per wave.
 struct TileSchedule {
-  Value first, step, total, tilesPerGroup, nBlocks;
+  Value first, step, total, tilesPerGroup, nBlocks, mUnits;
   Value rank; ///< this CTA's rank in its cluster; null without clusters
   int64_t clusterM = 1;
+  int64_t band = 0; ///< raster band in m-units; 0: row order
 
-  static TileSchedule build(Emitter &e, KernelOp kernel, ConfigAttr config) {
+  static TileSchedule build(Emitter &e, KernelOp kernel, ConfigAttr config,
+                            int64_t bandM) {
     TileSchedule s;
     s.clusterM = config.getClusterM();
+    s.band = bandM <= 0 ? 0 : std::max<int64_t>(1, bandM / s.clusterM);
     Value cta = e.b.create<NVVM::BlockIdXOp>(e.loc, e.b.getI32Type());
     Value grid = e.b.create<NVVM::GridDimXOp>(e.loc, e.b.getI32Type());
     s.first = s.clusterM == 1 ? cta : e.div(cta, e.i32(s.clusterM));
@@ -78,9 +89,9 @@ struct TileSchedule {
     if (s.clusterM != 1)
       s.rank = e.rem(cta, e.i32(s.clusterM));
     Value mBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimM), config.getBlockM());
-    Value mUnits = s.clusterM == 1 ? mBlocks : e.ceilDiv(mBlocks, s.clusterM);
+    s.mUnits = s.clusterM == 1 ? mBlocks : e.ceilDiv(mBlocks, s.clusterM);
     s.nBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimN), config.getBlockN());
-    s.tilesPerGroup = e.mul(mUnits, s.nBlocks);
+    s.tilesPerGroup = e.mul(s.mUnits, s.nBlocks);
     s.total = e.mul(s.tilesPerGroup, kernel.getArg(KernelOp::NumGroups));
     return s;
   }
@@ -89,10 +100,23 @@ struct TileSchedule {
   std::tuple<Value, Value, Value> decompose(Emitter &e, Value t) const {
     Value g = e.div(t, tilesPerGroup);
     Value r = e.rem(t, tilesPerGroup);
-    Value mb = e.div(r, nBlocks);
+    Value mu, nb;
+    if (band == 0) {
+      mu = e.div(r, nBlocks);
+      nb = e.rem(r, nBlocks);
+    } else {
+      Value bandUnits = e.mul(e.i32(band), nBlocks);
+      Value start = e.mul(e.div(r, bandUnits), e.i32(band));
+      Value inBand = e.rem(r, bandUnits);
+      Value rows = e.b.create<arith::MinUIOp>(e.loc, e.i32(band),
+                                              e.sub(mUnits, start));
+      mu = e.add(start, e.rem(inBand, rows));
+      nb = e.div(inBand, rows);
+    }
+    Value mb = mu;
     if (clusterM != 1)
-      mb = e.add(e.mul(mb, e.i32(clusterM)), rank);
-    return {g, mb, e.rem(r, nBlocks)};
+      mb = e.add(e.mul(mu, e.i32(clusterM)), rank);
+    return {g, mb, nb};
   }
 };
 
@@ -100,12 +124,14 @@ class KernelBuilder {
 public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
                 int64_t mmaSlices, bool scalesBeforeMma,
-                bool alternateWarpgroups, bool passAfterIssue)
+                bool alternateWarpgroups, bool passAfterIssue,
+                bool prefetchNextC, int64_t rasterBandM)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
         alternateWarpgroups(alternateWarpgroups),
-        passAfterIssue(passAfterIssue) {}
+        passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
+        rasterBandM(rasterBandM) {}
 
   /// Column widths of the slices a block product is split into: `slices`
   /// near-equal widths, each a multiple of 8 (a WGMMA N and a swizzle atom
@@ -165,7 +191,7 @@ private:
 
   void buildProducer(KernelOp kernel) {
     Emitter e{b, loc};
-    TileSchedule sched = TileSchedule::build(e, kernel, config);
+    TileSchedule sched = TileSchedule::build(e, kernel, config, rasterBandM);
     Value ks = kernel.getArg(KernelOp::PtrKs);
     int64_t slots = config.getDescSlots();
     // Loop state: pipeline iteration, group whose K prefix is known and that
@@ -257,7 +283,7 @@ private:
 
   void buildMath(KernelOp kernel) {
     Emitter e{b, loc};
-    TileSchedule sched = TileSchedule::build(e, kernel, config);
+    TileSchedule sched = TileSchedule::build(e, kernel, config, rasterBandM);
     Value ks = kernel.getArg(KernelOp::PtrKs);
     // The block product can be computed as column slices (mma-slices), each
     // its own WGMMA commit group: dgemm-place-sync waits for each slice
@@ -298,6 +324,13 @@ private:
     b.setInsertionPointToStart(tiles.getBody());
     Value it = tiles.getRegionIterArg(0);
     auto [g, mb, nb] = sched.decompose(e, tiles.getInductionVar());
+    if (prefetchNextC) {
+      Value next = e.add(tiles.getInductionVar(), sched.step);
+      auto [ng, nmb, nnb] = sched.decompose(e, next);
+      Value valid = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                            next, sched.total);
+      b.create<PrefetchCOp>(loc, ng, nmb, nnb, valid);
+    }
     Value numKBlocks = e.div(e.loadK(ks, g), e.i32(128));
     SmallVector<Value> init = {it};
     for (VectorType t : accTypes)
@@ -362,12 +395,20 @@ private:
   bool scalesBeforeMma;
   bool alternateWarpgroups;
   bool passAfterIssue;
+  bool prefetchNextC;
+  int64_t rasterBandM;
 };
 
 struct LowerToKernelPass
     : public mlir::dgemm::impl::DGemmLowerToKernelBase<LowerToKernelPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (rasterBandM < 0) {
+      getOperation().emitError("dgemm-lower-to-kernel: raster-band-m must be "
+                               ">= 0 (0: row order), got ")
+          << static_cast<int64_t>(rasterBandM);
+      return signalPassFailure();
+    }
     SmallVector<GemmOp> gemms;
     getOperation().walk([&](GemmOp op) { gemms.push_back(op); });
     llvm::StringSet<> built;
@@ -392,7 +433,8 @@ struct LowerToKernelPass
       OpBuilder builder(gemm);
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
-                      scalesBeforeMma, alternateWarpgroups, passAfterIssue)
+                      scalesBeforeMma, alternateWarpgroups, passAfterIssue,
+                      prefetchNextC, rasterBandM)
             .build();
         ++numKernels;
       }

@@ -371,6 +371,19 @@ def DGemm_EpilogueOp : DGemm_Op<"epilogue"> {
   let hasVerifier = 1;
 }
 
+def DGemm_PrefetchCOp : DGemm_Op<"prefetch_c"> {
+  let summary = "Prefetches one output tile of c into L2, if `valid`";
+  let description = [{
+    A hint with no effect on any resource the synchronization passes model:
+    every math thread issues `prefetch.global.L2` for a few 128-byte lines of
+    the tile's c (its warpgroup's rows), clipped to M x N.
+  }];
+  let arguments = (ins I32:$group, I32:$m_block, I32:$n_block, I1:$valid);
+  let assemblyFormat = [{
+    `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` `if` `(` $valid `)` attr-dict
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel IR: synchronization (placed by dgemm-place-sync)
 //===----------------------------------------------------------------------===//

@@ -62,7 +62,13 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
            "one's WGMMAs run while the other promotes">,
     Option<"passAfterIssue", "pass-turn-after-issue", "bool", "false",
            "With alternate-warpgroups: hand the turn over as soon as the "
-           "WGMMAs are issued instead of once they completed">
+           "WGMMAs are issued instead of once they completed">,
+    Option<"prefetchNextC", "prefetch-next-c", "bool", "false",
+           "At the start of each tile, prefetch the c tile of the math "
+           "role's next tile into L2 (dgemm.prefetch_c)">,
+    Option<"rasterBandM", "raster-band-m", "int64_t", "0",
+           "Walk each group's tiles in bands of this many m-blocks, m-block "
+           "fastest inside a band (0: row order, n-block fastest)">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
