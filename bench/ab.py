@@ -3,6 +3,9 @@
 
     PYTHONPATH=python DGEMM_RUNTIME_LIB=... python3 bench/ab.py BUNDLE_A BUNDLE_B [...] [--rounds N]
 
+A bundle may carry runtime overrides for its calls: DIR@VAR=VALUE[,VAR=VALUE...] (for
+example build/bundle@DGEMM_BLOCK_N=160 times the bundle with the tile width forced).
+
 Back-to-back bench.py runs of two bundles differ by several percent even for identical kernels
 (clocks are not locked and the card runs at its power cap), so a few-percent change cannot be
 told from drift that way. Here every round times one call of each bundle in turn (the runtime
@@ -37,7 +40,15 @@ def main() -> int:
     if len(args.bundles) < 2:
         parser.error("give at least two bundle directories")
     flush = torch.empty(bench.L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
-    names = [os.path.basename(os.path.normpath(b)) for b in args.bundles]
+    specs = []   # (directory, {variable: value})
+    for spec in args.bundles:
+        path, _, overrides = spec.partition("@")
+        env = dict(kv.split("=", 1) for kv in overrides.split(",") if kv)
+        specs.append((path, env))
+    override_vars = {v for _, env in specs for v in env}
+    names = [os.path.basename(os.path.normpath(p)) + ("@" + ",".join(f"{k}={v}" for k, v in env.items())
+                                                      if env else "")
+             for p, env in specs]
     print(f"interleaved A/B, {args.rounds} rounds, "
           f"{'separate c' if args.separate_c else 'c is d'}; relative = time / {names[0]}'s time, same round")
     status = 0
@@ -54,7 +65,13 @@ def main() -> int:
         ds = [torch.full_like(c, float("nan")) for _ in args.bundles]
 
         def call(i):
-            os.environ["DGEMM_KERNEL_DIR"] = args.bundles[i]
+            path, env = specs[i]
+            os.environ["DGEMM_KERNEL_DIR"] = path
+            for var in override_vars:
+                if var in env:
+                    os.environ[var] = env[var]
+                else:
+                    os.environ.pop(var, None)
             dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, ds[i], ks, kt,
                                                   c if args.separate_c else ds[i])
 

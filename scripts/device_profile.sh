@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Nsight Compute profile of one k-grouped call on the GPU machine: builds the
+# runtime, then profiles the third call of bench/profile_one.py.
+#   scripts/device_profile.sh BUNDLE_DIR G:M:N:K [NAME]
+# Writes to $OUT: NAME.ncu-rep, NAME-details.txt (every section) and
+# NAME-sass.csv (per-instruction warp-stall samples, for offline analysis).
+set -u
+bundle=${1:?bundle dir}; shape=${2:?G:M:N:K}; name=${3:-profile}
+OUT=${OUT:-/tmp/dgemm-profile}; mkdir -p "$OUT"
+BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
+CC=/usr/bin/gcc CXX=/usr/bin/g++ cmake -G Ninja -S runtime -B "$BUILD" \
+  -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+  cmake --build "$BUILD" --target dgemm_runtime >>"$OUT/build.log" 2>&1 ||
+  { tail -20 "$OUT/build.log"; exit 1; }
+PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
+  DGEMM_KERNEL_DIR="$bundle" timeout 400 ncu --clock-control none --set full \
+  --import-source no -k regex:dgemm --launch-skip 2 --launch-count 1 \
+  -f -o "$OUT/$name" python3 bench/profile_one.py "$shape" 4 >"$OUT/$name-ncu.log" 2>&1 ||
+  { tail -20 "$OUT/$name-ncu.log"; exit 1; }
+ncu -i "$OUT/$name.ncu-rep" --page details > "$OUT/$name-details.txt"
+ncu -i "$OUT/$name.ncu-rep" --page source --print-source sass --csv > "$OUT/$name-sass.csv"
+grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Bank Conflicts|Issue Slots Busy|No Eligible|Tensor" \
+  "$OUT/$name-details.txt" | head -40
