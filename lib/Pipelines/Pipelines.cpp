@@ -25,7 +25,6 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.passAfterIssue = options.passTurnAfterIssue;
   lower.prefetchNextC = options.prefetchNextC;
   lower.rasterBandM = options.rasterBandM;
-  lower.pipelineKLoad = options.pipelineKLoad;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;

@@ -49,9 +49,6 @@ struct DGemmPipelineOptions
   Option<int64_t> rasterBandM{
       *this, "raster-band-m",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(0)};
-  Option<bool> pipelineKLoad{
-      *this, "pipeline-k-load",
-      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

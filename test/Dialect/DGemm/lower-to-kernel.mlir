@@ -33,27 +33,6 @@
 // BAND: %[[HAS:.+]] = arith.cmpi slt, %[[NEXT]], %[[TOT]] : i32
 // BAND-NEXT: dgemm.prefetch_c group(%{{.+}}) tile(%{{.+}}, %{{.+}}) if(%[[HAS]])
 
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=pipeline-k-load" --canonicalize | FileCheck %s --check-prefix=PK
-// pipeline-k-load: the math role loads K of its first tile before the tile
-// loop and, in each tile, K of the next one (t + gridDim.x), the group index
-// clamped to the last group; the tile's block count comes from the carried
-// value.
-// PK: math(regs = 232)
-// PK: %[[LAST:.+]] = arith.subi %arg13, %c1_i32 : i32
-// PK: %[[G0:.+]] = arith.minui %{{.+}}, %[[LAST]] : i32
-// PK: %[[P0:.+]] = llvm.getelementptr %arg9[%[[G0]]]
-// PK: %[[K0:.+]] = llvm.load %[[P0]]
-// PK: scf.for %[[T:.+]] = %{{.+}} to %{{.+}} step %[[STEP:[^ ]+]] iter_args(%{{.+}} = %c0_i32, %[[K:.+]] = %[[K0]])
-// PK: %[[NEXT:.+]] = arith.addi %[[T]], %[[STEP]] : i32
-// PK: %[[NG:.+]] = arith.divui %[[NEXT]], %{{.+}} : i32
-// PK: %[[NGC:.+]] = arith.minui %[[NG]], %[[LAST]] : i32
-// PK: %[[NP:.+]] = llvm.getelementptr %arg9[%[[NGC]]]
-// PK: %[[NK:.+]] = llvm.load %[[NP]]
-// PK: %[[BLOCKS:.+]] = arith.divui %[[K]], %c128_i32 : i32
-// PK: scf.for %{{.+}} = %c0_i32 to %[[BLOCKS]]
-// PK: dgemm.epilogue
-// PK-NEXT: scf.yield %{{.+}}, %[[NK]] : i32, i32
-
 // With cluster_m = 2 each CTA of a pair loads its own A tile and half of the
 // shared B tile, which it multicasts to both CTAs.
 // MC-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1

@@ -125,13 +125,13 @@ public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
                 int64_t mmaSlices, bool scalesBeforeMma,
                 bool alternateWarpgroups, bool passAfterIssue,
-                bool prefetchNextC, int64_t rasterBandM, bool pipelineKLoad)
+                bool prefetchNextC, int64_t rasterBandM)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
         alternateWarpgroups(alternateWarpgroups),
         passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
-        rasterBandM(rasterBandM), pipelineKLoad(pipelineKLoad) {}
+        rasterBandM(rasterBandM) {}
 
   /// Column widths of the slices a block product is split into: `slices`
   /// near-equal widths, each a multiple of 8 (a WGMMA N and a swizzle atom
@@ -313,21 +313,8 @@ private:
     bool alternate = alternateWarpgroups && config.getMathWarpgroups() == 2;
     if (alternate)
       b.create<TurnOp>(loc, TurnAction::start, ValueRange{});
-    // With pipeline-k-load, K of the next tile is loaded at the start of the
-    // current one and carried to the next iteration, so the tile start does
-    // not wait for a global load. The group index is clamped so that the
-    // load past the last tile stays inside ks.
-    Value lastGroup =
-        e.sub(kernel.getArg(KernelOp::NumGroups), e.i32(1));
-    auto clampedGroup = [&](Value t) -> Value {
-      return b.create<arith::MinUIOp>(loc, e.div(t, sched.tilesPerGroup),
-                                      lastGroup);
-    };
-    SmallVector<Value> tileInit = {e.i32(0)};
-    if (pipelineKLoad)
-      tileInit.push_back(e.loadK(ks, clampedGroup(sched.first)));
     auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
-                                      tileInit);
+                                      ValueRange{e.i32(0)});
     if (alternate) {
       OpBuilder::InsertionGuard after(b);
       b.setInsertionPointAfter(tiles);
@@ -344,12 +331,7 @@ private:
                                             next, sched.total);
       b.create<PrefetchCOp>(loc, ng, nmb, nnb, valid);
     }
-    Value k = pipelineKLoad ? tiles.getRegionIterArg(1) : e.loadK(ks, g);
-    Value nextK;
-    if (pipelineKLoad)
-      nextK = e.loadK(ks, clampedGroup(e.add(tiles.getInductionVar(),
-                                             sched.step)));
-    Value numKBlocks = e.div(k, e.i32(128));
+    Value numKBlocks = e.div(e.loadK(ks, g), e.i32(128));
     SmallVector<Value> init = {it};
     for (VectorType t : accTypes)
       init.push_back(b.create<arith::ConstantOp>(
@@ -401,10 +383,7 @@ private:
       b.create<scf::YieldOp>(loc, yields);
     }
     b.create<EpilogueOp>(loc, kloop.getResults().drop_front(), g, mb, nb);
-    SmallVector<Value> tileYield = {kloop.getResult(0)};
-    if (pipelineKLoad)
-      tileYield.push_back(nextK);
-    b.create<scf::YieldOp>(loc, tileYield);
+    b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
   }
 
   GemmOp gemm;
@@ -418,7 +397,6 @@ private:
   bool passAfterIssue;
   bool prefetchNextC;
   int64_t rasterBandM;
-  bool pipelineKLoad;
 };
 
 struct LowerToKernelPass
@@ -456,7 +434,7 @@ struct LowerToKernelPass
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
                       scalesBeforeMma, alternateWarpgroups, passAfterIssue,
-                      prefetchNextC, rasterBandM, pipelineKLoad)
+                      prefetchNextC, rasterBandM)
             .build();
         ++numKernels;
       }

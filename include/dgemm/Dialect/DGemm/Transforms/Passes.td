@@ -68,10 +68,7 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
            "role's next tile into L2 (dgemm.prefetch_c)">,
     Option<"rasterBandM", "raster-band-m", "int64_t", "0",
            "Walk each group's tiles in bands of this many m-blocks, m-block "
-           "fastest inside a band (0: row order, n-block fastest)">,
-    Option<"pipelineKLoad", "pipeline-k-load", "bool", "false",
-           "The math role loads the next tile's K at the start of each tile "
-           "instead of waiting for it at the tile start">
+           "fastest inside a band (0: row order, n-block fastest)">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
