@@ -70,7 +70,8 @@ struct Emitter {
 /// bands of B m-units: band by band, and inside a band n-block by n-block
 /// with the m-unit varying fastest (the last band may be narrower). The CTAs
 /// running at one time then share fewer rows of A and B than in row order,
-/// which for wide N sweeps all of B once per wave.
+/// which for wide N sweeps all of B once per row of units. On the H200 this
+/// measured no faster than row order (bench/NOTES.md), hence the default 0.
 struct TileSchedule {
   Value first, step, total, tilesPerGroup, nBlocks, mUnits;
   Value rank; ///< this CTA's rank in its cluster; null without clusters
