@@ -25,6 +25,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.passAfterIssue = options.passTurnAfterIssue;
   lower.prefetchNextC = options.prefetchNextC;
   lower.rasterBandM = options.rasterBandM;
+  lower.blocksPerTurn = options.blocksPerTurn;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;

@@ -49,6 +49,9 @@ struct DGemmPipelineOptions
   Option<int64_t> rasterBandM{
       *this, "raster-band-m",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(0)};
+  Option<int64_t> blocksPerTurn{
+      *this, "blocks-per-turn",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(1)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

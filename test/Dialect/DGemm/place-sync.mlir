@@ -9,6 +9,8 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=pass-turn-after-issue --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=EARLY-PASS
 // RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=blocks-per-turn=2 --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=PAIR
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 "--dgemm-lower-to-kernel=blocks-per-turn=2 alternate-warpgroups=false" --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 
 // NO-FENCE-NOT: dgemm.proxy.fence
 
@@ -128,3 +130,43 @@ dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     config <block_m = 128, block_n = 192, block_k = 128, stages = 5,
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// blocks-per-turn=2: a warpgroup issues the WGMMAs of two blocks in one turn,
+// each block its own commit group. The turn is handed over once the first
+// block's group completed (wait_group 1), the first block is promoted while
+// the second's WGMMAs run, and the second is promoted after wait_group 0.
+// An odd last block goes through the one-block loop. Tiles wider than 128
+// (bn = 192 here) keep one block per turn: two fragments would not fit.
+// PAIR-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2
+// PAIR: math(regs = 232)
+// PAIR: %[[K:[^ ]+]] = llvm.load
+// PAIR-NEXT: %[[BLOCKS:[^ ]+]] = arith.divui %[[K]], %c128_i32 : i32
+// PAIR-NEXT: %[[PAIRS:[^ ]+]] = arith.divui %[[BLOCKS]], %c2_i32 : i32
+// PAIR-NEXT: scf.for %{{[^ ]+}} = %c0_i32 to %[[PAIRS]] step %c1_i32 iter_args(%[[IT:[^ ]+]] = %{{[^ ]+}}, %[[SUM:[^ ]+]] = %{{[^ ]+}})
+// PAIR-NEXT: %[[S0:[^ ]+]], %[[P0:[^ ]+]] = dgemm.stage %[[IT]] of 6
+// PAIR-NEXT: %[[IT1:[^ ]+]] = arith.addi %[[IT]], %c1_i32 : i32
+// PAIR-NEXT: %[[S1:[^ ]+]], %[[P1:[^ ]+]] = dgemm.stage %[[IT1]] of 6
+// PAIR-NEXT: dgemm.turn wait
+// PAIR-NEXT: dgemm.wait full(%[[S0]]) phase(%[[P0]])
+// PAIR-NEXT: %[[A0:[^ ]+]] = dgemm.mma stage(%[[S0]])
+// PAIR-NEXT: dgemm.wait full(%[[S1]]) phase(%[[P1]])
+// PAIR-NEXT: %[[A1:[^ ]+]] = dgemm.mma stage(%[[S1]])
+// PAIR-NEXT: dgemm.mma.wait pending(1)
+// PAIR-NEXT: dgemm.turn pass(%[[A0]] : vector<64xf32>)
+// PAIR-NEXT: arith.addi %[[IT]], %c2_i32 : i32
+// PAIR-NEXT: %[[SUM0:[^ ]+]] = dgemm.promote %[[A0]] into %[[SUM]] stage(%[[S0]])
+// PAIR-NEXT: dgemm.proxy.fence
+// PAIR-NEXT: dgemm.arrive empty(%[[S0]])
+// PAIR-NEXT: dgemm.mma.wait{{$}}
+// PAIR-NEXT: dgemm.promote %[[A1]] into %[[SUM0]] stage(%[[S1]])
+// PAIR-NEXT: dgemm.proxy.fence
+// PAIR-NEXT: dgemm.arrive empty(%[[S1]])
+// PAIR-NEXT: scf.yield
+// PAIR: %[[DONE:[^ ]+]] = arith.muli %[[PAIRS]], %c2_i32 : i32
+// PAIR-NEXT: scf.for %{{.+}} = %[[DONE]] to %[[BLOCKS]] step %c1_i32
+// PAIR: dgemm.mma stage
+// PAIR: dgemm.epilogue
+// PAIR-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
+// PAIR: math(regs = 232)
+// PAIR-NOT: arith.divui %{{.+}}, %c2_i32
+// PAIR: dgemm.epilogue

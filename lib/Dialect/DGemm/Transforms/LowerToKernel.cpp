@@ -126,13 +126,13 @@ public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
                 int64_t mmaSlices, bool scalesBeforeMma,
                 bool alternateWarpgroups, bool passAfterIssue,
-                bool prefetchNextC, int64_t rasterBandM)
+                bool prefetchNextC, int64_t rasterBandM, int64_t blocksPerTurn)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
         alternateWarpgroups(alternateWarpgroups),
         passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
-        rasterBandM(rasterBandM) {}
+        rasterBandM(rasterBandM), blocksPerTurn(blocksPerTurn) {}
 
   /// Column widths of the slices a block product is split into: `slices`
   /// near-equal widths, each a multiple of 8 (a WGMMA N and a swizzle atom
@@ -337,51 +337,80 @@ private:
     for (VectorType t : accTypes)
       init.push_back(b.create<arith::ConstantOp>(
           loc, DenseElementsAttr::get(t, b.getF32FloatAttr(0.0f))));
-    auto kloop =
-        b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1), init);
-    {
+    SmallVector<int64_t> offsets;
+    int64_t offset = 0;
+    for (int64_t w : widths) {
+      offsets.push_back(offset);
+      offset += w;
+    }
+    // One loop iteration: `per` consecutive blocks. Their WGMMAs are all
+    // issued in one turn, each block its own commit group, so the promotion
+    // of one block runs while the tensor cores work on the next.
+    auto emitBlocks = [&](scf::ForOp loop, int64_t per) {
       OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(kloop.getBody());
-      Value kit = kloop.getRegionIterArg(0);
-      Value stage = stageOf(e, kit, nullptr);
-      SmallVector<int64_t> offsets;
-      int64_t offset = 0;
-      for (int64_t w : widths) {
-        offsets.push_back(offset);
-        offset += w;
-      }
+      b.setInsertionPointToStart(loop.getBody());
+      Value kit = loop.getRegionIterArg(0);
+      SmallVector<Value> stages;
+      for (int64_t j = 0; j < per; ++j)
+        stages.push_back(stageOf(e, j == 0 ? kit : e.add(kit, e.i32(j)),
+                                 nullptr));
       // Scales held in registers are read before the WGMMAs are issued (by
       // default): issued after them, the loads queue behind the WGMMAs'
-      // shared-memory operand reads and the promotion waits for them.
+      // shared-memory operand reads and the promotion waits for them. With
+      // several blocks per turn there is no room for them.
       SmallVector<Value> scales(widths.size());
       auto loadScales = [&] {
         for (auto [i, w] : llvm::enumerate(widths))
-          if (early[i])
+          if (early[i] && per == 1)
             scales[i] = b.create<LoadScalesOp>(
-                loc, VectorType::get({2 + w / 4}, b.getF32Type()), stage,
+                loc, VectorType::get({2 + w / 4}, b.getF32Type()), stages[0],
                 offsets[i]);
       };
       if (scalesBeforeMma)
         loadScales();
       if (alternate)
         b.create<TurnOp>(loc, TurnAction::wait, ValueRange{});
-      SmallVector<Value> accs;
-      for (auto [i, t] : llvm::enumerate(accTypes))
-        accs.push_back(b.create<MmaOp>(loc, t, stage, offsets[i]));
+      SmallVector<SmallVector<Value>> accs(per);
+      for (int64_t j = 0; j < per; ++j)
+        for (auto [i, t] : llvm::enumerate(accTypes))
+          accs[j].push_back(b.create<MmaOp>(loc, t, stages[j], offsets[i]));
       if (!scalesBeforeMma)
         loadScales();
+      // The turn is handed over once the first block's WGMMAs completed:
+      // the other warpgroup's then queue behind this one's later blocks.
       if (alternate)
         b.create<TurnOp>(loc, TurnAction::pass,
-                         passAfterIssue ? ValueRange{} : ValueRange(accs));
-      SmallVector<Value> yields = {e.add(kit, e.i32(1))};
-      for (auto [i, acc] : llvm::enumerate(accs)) {
-        Value sum = kloop.getRegionIterArg(1 + i);
-        yields.push_back(b.create<PromoteOp>(loc, acc.getType(), sum, acc,
-                                             scales[i],
-                                             early[i] ? Value() : stage,
-                                             offsets[i]));
-      }
+                         passAfterIssue ? ValueRange{} : ValueRange(accs[0]));
+      Value next = e.add(kit, e.i32(per));
+      SmallVector<Value> sums(loop.getRegionIterArgs().drop_front());
+      for (int64_t j = 0; j < per; ++j)
+        for (auto [i, acc] : llvm::enumerate(accs[j])) {
+          bool held = early[i] && per == 1;
+          sums[i] = b.create<PromoteOp>(loc, acc.getType(), sums[i], acc,
+                                        scales[i],
+                                        held ? Value() : stages[j], offsets[i]);
+        }
+      SmallVector<Value> yields = {next};
+      yields.append(sums.begin(), sums.end());
       b.create<scf::YieldOp>(loc, yields);
+    };
+    // Two blocks per turn only where the second set of fragments fits the
+    // registers (3 x block_n / 2 FP32 values per thread at most 192).
+    int64_t per =
+        blocksPerTurn == 2 && 3 * config.getBlockN() / 2 <= 192 ? 2 : 1;
+    scf::ForOp kloop;
+    if (per == 1) {
+      kloop = b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1), init);
+      emitBlocks(kloop, 1);
+    } else {
+      // Pairs of blocks, then the odd block if there is one.
+      Value pairs = e.div(numKBlocks, e.i32(2));
+      auto pairLoop =
+          b.create<scf::ForOp>(loc, e.i32(0), pairs, e.i32(1), init);
+      emitBlocks(pairLoop, 2);
+      kloop = b.create<scf::ForOp>(loc, e.mul(pairs, e.i32(2)), numKBlocks,
+                                   e.i32(1), pairLoop.getResults());
+      emitBlocks(kloop, 1);
     }
     b.create<EpilogueOp>(loc, kloop.getResults().drop_front(), g, mb, nb);
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
@@ -398,6 +427,7 @@ private:
   bool passAfterIssue;
   bool prefetchNextC;
   int64_t rasterBandM;
+  int64_t blocksPerTurn;
 };
 
 struct LowerToKernelPass
@@ -408,6 +438,12 @@ struct LowerToKernelPass
       getOperation().emitError("dgemm-lower-to-kernel: raster-band-m must be "
                                ">= 0 (0: row order), got ")
           << static_cast<int64_t>(rasterBandM);
+      return signalPassFailure();
+    }
+    if (blocksPerTurn != 1 && blocksPerTurn != 2) {
+      getOperation().emitError("dgemm-lower-to-kernel: blocks-per-turn must "
+                               "be 1 or 2, got ")
+          << static_cast<int64_t>(blocksPerTurn);
       return signalPassFailure();
     }
     SmallVector<GemmOp> gemms;
@@ -435,7 +471,7 @@ struct LowerToKernelPass
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
                       scalesBeforeMma, alternateWarpgroups, passAfterIssue,
-                      prefetchNextC, rasterBandM)
+                      prefetchNextC, rasterBandM, blocksPerTurn)
             .build();
         ++numKernels;
       }
