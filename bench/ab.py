@@ -34,6 +34,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bundles", nargs="+")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--shapes", default="",
+                        help="comma-separated G:M:N:K (K per group, all groups equal) to time "
+                             "instead of bench.py's shapes")
     parser.add_argument("--separate-c", action="store_true",
                         help="d = c + sum with c other than d (default: accumulate into d in place)")
     args = parser.parse_args()
@@ -52,7 +55,22 @@ def main() -> int:
     print(f"interleaved A/B, {args.rounds} rounds, "
           f"{'separate c' if args.separate_c else 'c is d'}; relative = time / {names[0]}'s time, same round")
     status = 0
-    for shape in bench.make_shapes(False):
+    if args.shapes:
+        shapes = []
+        for spec in args.shapes.split(","):
+            g, m, n, k = (int(v) for v in spec.split(":"))
+            shapes.append(bench.Shape("given", m, n, [k] * g, None, None, ""))
+    else:
+        shapes = bench.make_shapes(False)
+    oracle = None
+    try:
+        from dgemm import _runtime
+        props = torch.cuda.get_device_properties(0)
+        max_smem = getattr(props, "shared_memory_per_block_optin", 0) or 232448
+        oracle = bench.ConfigOracle(_runtime.load(), props.multi_processor_count, max_smem, None)
+    except Exception as e:  # noqa: BLE001
+        print(f"(no config lookup: {e})")
+    for shape in shapes:
         g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
         torch.manual_seed(0)
         xa = torch.randn(sum(ks), m, device="cuda", dtype=torch.bfloat16)
@@ -110,7 +128,8 @@ def main() -> int:
             med = statistics.median(times[i])
             rel = statistics.median(t / t0 for t, t0 in zip(times[i], times[0]))
             cols.append(f"{name} {med:8.1f} us {shape.flop / med / 1e6:5.0f} TF rel {rel:.3f}")
-        print(f"{shape.name():24s} | " + " | ".join(cols), flush=True)
+        config = oracle.entry(m, n, ks) if oracle else "?"
+        print(f"{shape.name():24s} {config} | " + " | ".join(cols), flush=True)
         del a, b, c, ds
         torch.cuda.empty_cache()
     return status

@@ -51,7 +51,7 @@ struct DGemmPipelineOptions
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(0)};
   Option<int64_t> blocksPerTurn{
       *this, "blocks-per-turn",
-      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(1)};
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(2)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

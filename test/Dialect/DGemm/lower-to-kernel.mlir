@@ -1,8 +1,8 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=scale-register-budget=0 | FileCheck %s --check-prefix=LATE --implicit-check-not=dgemm.load_scales
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm --implicit-check-not=dgemm.prefetch_c
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=blocks-per-turn=1 --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm --implicit-check-not=dgemm.prefetch_c
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel | FileCheck %s --check-prefix=MC
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=2 alternate-warpgroups=false" --canonicalize | FileCheck %s --check-prefix=SLICES --implicit-check-not=dgemm.turn
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=scales-before-mma=false alternate-warpgroups=false" --canonicalize | FileCheck %s --check-prefix=OLD --implicit-check-not=dgemm.turn
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=2 alternate-warpgroups=false blocks-per-turn=1" --canonicalize | FileCheck %s --check-prefix=SLICES --implicit-check-not=dgemm.turn
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=scales-before-mma=false alternate-warpgroups=false blocks-per-turn=1" --canonicalize | FileCheck %s --check-prefix=OLD --implicit-check-not=dgemm.turn
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=raster-band-m=8 prefetch-next-c" --canonicalize | FileCheck %s --check-prefix=BAND
 
 // raster-band-m=8: inside a group, unit r lies in band r / (8 * nBlocks);

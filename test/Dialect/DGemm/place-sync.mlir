@@ -1,4 +1,4 @@
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize --dgemm-place-sync | FileCheck %s
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=blocks-per-turn=1 --canonicalize --dgemm-place-sync | FileCheck %s
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-descriptor-drain | FileCheck %s --check-prefix=UNSAFE
@@ -8,8 +8,9 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=3 alternate-warpgroups=false" --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=THREE
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=pass-turn-after-issue --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=EARLY-PASS
-// RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=blocks-per-turn=2 --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=PAIR
+// RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=blocks-per-turn=1 --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=REJECT
+// RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFENCED
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=PAIR
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 "--dgemm-lower-to-kernel=blocks-per-turn=2 alternate-warpgroups=false" --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 
 // NO-FENCE-NOT: dgemm.proxy.fence
@@ -27,6 +28,8 @@
 // THREE-NEXT: dgemm.promote
 // REJECT: error: releases a stage to the producer's async-proxy (TMA) writes while a generic-proxy read of it is not fenced
 // REJECT: note: read through the generic proxy here ('dgemm.load_scales')
+// UNFENCED: error: releases a stage to the producer's async-proxy (TMA) writes while a generic-proxy read of it is not fenced
+// UNFENCED: note: read through the generic proxy here ('dgemm.promote')
 
 // PER-THREAD: {empty_arrivals = 256 : i32, full_arrivals = 1 : i32}
 
@@ -59,8 +62,10 @@
 // CHECK-NEXT: dgemm.tma.load sfa stage(%[[PS]])
 // CHECK-NEXT: dgemm.tma.load sfb stage(%[[PS]])
 
-// The math role waits for the full barrier before the first read of the
-// stage: the scale loads, issued before the WGMMAs. The warpgroups take turns
+// One block per turn (blocks-per-turn=1; with the default, the form of an odd
+// last block and of tiles wider than 128 columns): the math role waits for
+// the full barrier before the first read of the stage: the scale loads,
+// issued before the WGMMAs. The warpgroups take turns
 // issuing WGMMA; handing the turn over reads the accumulator, so the WGMMA
 // wait precedes it. The stage is released as soon as WGMMA (an async reader)
 // completed, and the promotion reads only registers. The scale loads are
@@ -131,7 +136,7 @@ dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132>
 
-// blocks-per-turn=2: a warpgroup issues the WGMMAs of two blocks in one turn,
+// blocks-per-turn=2 (the default): a warpgroup issues the WGMMAs of two blocks in one turn,
 // each block its own commit group. The turn is handed over once the first
 // block's group completed (wait_group 1), the first block is promoted while
 // the second's WGMMAs run, and the second is promoted after wait_group 0.

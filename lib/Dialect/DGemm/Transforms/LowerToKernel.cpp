@@ -395,9 +395,12 @@ private:
       b.create<scf::YieldOp>(loc, yields);
     };
     // Two blocks per turn only where the second set of fragments fits the
-    // registers (3 x block_n / 2 FP32 values per thread at most 192).
-    int64_t per =
-        blocksPerTurn == 2 && 3 * config.getBlockN() / 2 <= 192 ? 2 : 1;
+    // registers (3 x block_n / 2 FP32 values per thread at most 192), and
+    // with two math warpgroups (the layout measured; bench/NOTES.md).
+    int64_t per = blocksPerTurn == 2 && 3 * config.getBlockN() / 2 <= 192 &&
+                          config.getMathWarpgroups() == 2
+                      ? 2
+                      : 1;
     scf::ForOp kloop;
     if (per == 1) {
       kloop = b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1), init);

@@ -69,9 +69,10 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
     Option<"rasterBandM", "raster-band-m", "int64_t", "0",
            "Walk each group's tiles in bands of this many m-blocks, m-block "
            "fastest inside a band (0: row order, n-block fastest)">,
-    Option<"blocksPerTurn", "blocks-per-turn", "int64_t", "1",
+    Option<"blocksPerTurn", "blocks-per-turn", "int64_t", "2",
            "K blocks whose WGMMAs a math warpgroup issues at once (1 or 2; "
-           "2 only where block_n <= 128, so both fragments fit)">
+           "2 applies to two math warpgroups with block_n <= 128, where both "
+           "fragments fit)">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
