@@ -698,29 +698,50 @@ void KernelLowering::prefetchC(EpilogueOp op) {
   auto kloop = op.getSums().front().getDefiningOp<scf::ForOp>();
   if (!kloop)
     return;
-  OpBuilder b(kloop);
+  Value numBlocks = kloop.getUpperBound();
+  // With two blocks per turn the block loop is a loop over pairs of blocks
+  // (iteration i: blocks 2i and 2i + 1) whose results start the loop over
+  // the odd last block; the prefetch goes into whichever runs block `at`.
+  SmallVector<std::pair<scf::ForOp, int64_t>> loops;
+  if (auto pairs = kloop.getInitArgs().front().getDefiningOp<scf::ForOp>())
+    loops.push_back({pairs, 2});
+  loops.push_back({kloop, 1});
   Location loc = op.getLoc();
-  Value ub = kloop.getUpperBound();
-  Value cond;
-  if (prefetchCBlocks > 0) {
-    b.setInsertionPointToStart(kloop.getBody());
-    Value at = b.create<arith::MaxSIOp>(
-        loc, b.create<arith::SubIOp>(loc, ub, i32(b, loc, prefetchCBlocks)),
-        i32(b, loc, 0));
-    cond = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                   kloop.getInductionVar(), at);
+  for (auto [loop, per] : loops) {
+    OpBuilder b(loop);
+    Value cond;
+    if (prefetchCBlocks > 0) {
+      b.setInsertionPointToStart(loop.getBody());
+      Value at = b.create<arith::MaxSIOp>(
+          loc,
+          b.create<arith::SubIOp>(loc, numBlocks,
+                                  i32(b, loc, prefetchCBlocks)),
+          i32(b, loc, 0));
+      Value first = loop.getInductionVar();
+      if (per != 1)
+        first = b.create<arith::MulIOp>(loc, first, i32(b, loc, per));
+      cond = b.create<arith::AndIOp>(
+          loc,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, at, first),
+          b.create<arith::CmpIOp>(
+              loc, arith::CmpIPredicate::ult, at,
+              b.create<arith::AddIOp>(loc, first, i32(b, loc, per))));
+    } else if (loop != loops.front().first) {
+      continue; // prefetched once, before the first loop
+    }
+    if (prefetchCMaxBlocks > 0) {
+      Value shortTile =
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, numBlocks,
+                                  i32(b, loc, prefetchCMaxBlocks));
+      cond = cond ? b.create<arith::AndIOp>(loc, cond, shortTile).getResult()
+                  : shortTile;
+    }
+    if (cond) {
+      auto when = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
+      b.setInsertionPoint(when.thenBlock()->getTerminator());
+    }
+    emitPrefetch(b, loc, op.getGroup(), op.getMBlock(), op.getNBlock());
   }
-  if (prefetchCMaxBlocks > 0) {
-    Value shortTile = b.create<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::ule, ub, i32(b, loc, prefetchCMaxBlocks));
-    cond = cond ? b.create<arith::AndIOp>(loc, cond, shortTile).getResult()
-                : shortTile;
-  }
-  if (cond) {
-    auto when = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
-    b.setInsertionPoint(when.thenBlock()->getTerminator());
-  }
-  emitPrefetch(b, loc, op.getGroup(), op.getMBlock(), op.getNBlock());
 }
 
 void KernelLowering::lowerPrefetchC(PrefetchCOp op) {
