@@ -358,10 +358,13 @@ private:
       // default): issued after them, the loads queue behind the WGMMAs'
       // shared-memory operand reads and the promotion waits for them. With
       // several blocks per turn there is no room for them.
+      SmallVector<bool> held(early.begin(), early.end());
+      if (per != 1)
+        held.assign(held.size(), false);
       SmallVector<Value> scales(widths.size());
       auto loadScales = [&] {
         for (auto [i, w] : llvm::enumerate(widths))
-          if (early[i] && per == 1)
+          if (held[i])
             scales[i] = b.create<LoadScalesOp>(
                 loc, VectorType::get({2 + w / 4}, b.getF32Type()), stages[0],
                 offsets[i]);
@@ -384,12 +387,11 @@ private:
       Value next = e.add(kit, e.i32(per));
       SmallVector<Value> sums(loop.getRegionIterArgs().drop_front());
       for (int64_t j = 0; j < per; ++j)
-        for (auto [i, acc] : llvm::enumerate(accs[j])) {
-          bool held = early[i] && per == 1;
+        for (auto [i, acc] : llvm::enumerate(accs[j]))
           sums[i] = b.create<PromoteOp>(loc, acc.getType(), sums[i], acc,
                                         scales[i],
-                                        held ? Value() : stages[j], offsets[i]);
-        }
+                                        held[i] ? Value() : stages[j],
+                                        offsets[i]);
       SmallVector<Value> yields = {next};
       yields.append(sums.begin(), sums.end());
       b.create<scf::YieldOp>(loc, yields);
