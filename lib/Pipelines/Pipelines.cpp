@@ -26,6 +26,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.prefetchNextC = options.prefetchNextC;
   lower.rasterBandM = options.rasterBandM;
   lower.blocksPerTurn = options.blocksPerTurn;
+  lower.overlapPromotion = options.overlapPromotion;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;

@@ -52,6 +52,9 @@ struct DGemmPipelineOptions
   Option<int64_t> blocksPerTurn{
       *this, "blocks-per-turn",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(2)};
+  Option<bool> overlapPromotion{
+      *this, "overlap-promotion",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

@@ -193,6 +193,7 @@ private:
   void lowerLoadScales(LoadScalesOp op);
   struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
   void lowerPromote(PromoteOp op);
+  void prefetchCPipelined(EpilogueOp op, scf::IfOp tile);
   void lowerEpilogue(EpilogueOp op);
   void prefetchC(EpilogueOp op);
   void lowerPrefetchC(PrefetchCOp op);
@@ -496,10 +497,24 @@ void KernelLowering::lowerMma(MmaOp op) {
   }
   b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
   // The registers are read only by dgemm.promote, after dgemm.mma.wait; keep
-  // them in their struct until then.
-  auto cast = b.create<UnrealizedConversionCastOp>(loc, op.getAcc().getType(),
-                                                   acc);
-  op.getAcc().replaceAllUsesWith(cast.getResult(0));
+  // them in their struct until then. A fragment carried by a loop (still
+  // being written when its iteration ends) travels as a vector, which the
+  // NVPTX backend splits into the same registers again.
+  Value result;
+  if (llvm::all_of(op.getAcc().getUsers(), [](Operation *user) {
+        return isa<PromoteOp, TurnOp>(user);
+      })) {
+    result = b.create<UnrealizedConversionCastOp>(loc, op.getAcc().getType(),
+                                                  acc)
+                 .getResult(0);
+  } else {
+    result = b.create<LLVM::UndefOp>(loc, op.getAcc().getType());
+    for (int64_t r = 0; r < n / 2; ++r)
+      result = b.create<LLVM::InsertElementOp>(
+          loc, result, b.create<LLVM::ExtractValueOp>(loc, acc, r),
+          i32(b, loc, r));
+  }
+  op.getAcc().replaceAllUsesWith(result);
   op.erase();
 }
 
@@ -637,8 +652,14 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   // The slice's width and its first 8-column group in the tile.
   int64_t n = 2 * cast<VectorType>(op.getAcc().getType()).getNumElements();
   int64_t j0 = op.getColOffset() / 8;
+  // The fragment: the WGMMA's struct, or a vector when it was loop-carried.
   auto cast = op.getAcc().getDefiningOp<UnrealizedConversionCastOp>();
-  Value accStruct = cast.getOperand(0);
+  Value accStruct = cast ? cast.getOperand(0) : Value();
+  auto element = [&](int64_t r) -> Value {
+    if (accStruct)
+      return b.create<LLVM::ExtractValueOp>(loc, accStruct, r);
+    return b.create<LLVM::ExtractElementOp>(loc, op.getAcc(), i32(b, loc, r));
+  };
   Type f32 = b.getF32Type();
   // Either the registers dgemm.load_scales filled, or loads from the stage
   // issued here, one sfb pair per 8 columns.
@@ -666,7 +687,7 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     for (int i = 0; i < 2; ++i)
       for (int c = 0; c < 2; ++c) {
         int64_t r = j * 4 + i * 2 + c;
-        Value a = b.create<LLVM::ExtractValueOp>(loc, accStruct, r);
+        Value a = element(r);
         // Pin the read after wgmma.wait_group (an empty asm that "modifies"
         // the register), as CUTLASS's warpgroup_fence_operand does.
         a = b.create<LLVM::InlineAsmOp>(
@@ -683,7 +704,7 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   }
   op.getResult().replaceAllUsesWith(sum);
   op.erase();
-  if (cast.use_empty())
+  if (cast && cast.use_empty())
     cast.erase();
 }
 
@@ -695,6 +716,8 @@ void KernelLowering::lowerPromote(PromoteOp op) {
 /// only for tiles of at most prefetchCMaxBlocks blocks (0: every tile), whose
 /// epilogue is a large share of the tile's time.
 void KernelLowering::prefetchC(EpilogueOp op) {
+  if (auto tile = op.getSums().front().getDefiningOp<scf::IfOp>())
+    return prefetchCPipelined(op, tile);
   auto kloop = op.getSums().front().getDefiningOp<scf::ForOp>();
   if (!kloop)
     return;
@@ -741,6 +764,69 @@ void KernelLowering::prefetchC(EpilogueOp op) {
       b.setInsertionPoint(when.thenBlock()->getTerminator());
     }
     emitPrefetch(b, loc, op.getGroup(), op.getMBlock(), op.getNBlock());
+  }
+}
+
+/// The same for a tile whose promotions overlap the next block's WGMMAs
+/// (dgemm-lower-to-kernel overlap-promotion): `tile` runs when the tile has
+/// blocks (its condition is blocks > 0); in it block 0 is issued before the
+/// loop marked `dgemm.first_block` = [2, 1], whose iteration i issues blocks
+/// 2i + 1 and 2i + 2. The prefetch goes before the loop when block `at` is
+/// block 0, else into the iteration that issues it.
+void KernelLowering::prefetchCPipelined(EpilogueOp op, scf::IfOp tile) {
+  auto cmp = tile.getCondition().getDefiningOp<arith::CmpIOp>();
+  scf::ForOp loop;
+  tile.getThenRegion().walk([&](scf::ForOp f) {
+    if (f->hasAttr("dgemm.first_block"))
+      loop = f;
+  });
+  if (!cmp || !loop)
+    return;
+  Value numBlocks = cmp.getLhs();
+  Location loc = op.getLoc();
+  auto at = [&](OpBuilder &b) -> Value {
+    return b.create<arith::MaxSIOp>(
+        loc,
+        b.create<arith::SubIOp>(loc, numBlocks,
+                                i32(b, loc, std::max<int64_t>(0,
+                                                              prefetchCBlocks))),
+        i32(b, loc, 0));
+  };
+  auto guarded = [&](OpBuilder &b, Value cond) {
+    if (prefetchCMaxBlocks > 0)
+      cond = b.create<arith::AndIOp>(
+          loc, cond,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, numBlocks,
+                                  i32(b, loc, prefetchCMaxBlocks)));
+    auto when = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
+    OpBuilder tb = when.getThenBodyBuilder();
+    emitPrefetch(tb, loc, op.getGroup(), op.getMBlock(), op.getNBlock());
+  };
+  {
+    OpBuilder b(&tile.getThenRegion().front(),
+                tile.getThenRegion().front().begin());
+    Value cond = prefetchCBlocks == 0
+                     ? b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1)
+                           .getResult()
+                     : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                               at(b), i32(b, loc, 0))
+                           .getResult();
+    guarded(b, cond);
+  }
+  if (prefetchCBlocks > 0) {
+    OpBuilder b(loop.getBody(), loop.getBody()->begin());
+    Value first = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::MulIOp>(loc, loop.getInductionVar(), i32(b, loc, 2)),
+        i32(b, loc, 1));
+    Value a = at(b);
+    guarded(b, b.create<arith::AndIOp>(
+                   loc,
+                   b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, a,
+                                           first),
+                   b.create<arith::CmpIOp>(
+                       loc, arith::CmpIPredicate::ult, a,
+                       b.create<arith::AddIOp>(loc, first, i32(b, loc, 2)))));
   }
 }
 

@@ -126,13 +126,23 @@ public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
                 int64_t mmaSlices, bool scalesBeforeMma,
                 bool alternateWarpgroups, bool passAfterIssue,
-                bool prefetchNextC, int64_t rasterBandM, int64_t blocksPerTurn)
+                bool prefetchNextC, int64_t rasterBandM, int64_t blocksPerTurn,
+                bool overlapPromotion)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
         alternateWarpgroups(alternateWarpgroups),
         passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
-        rasterBandM(rasterBandM), blocksPerTurn(blocksPerTurn) {}
+        rasterBandM(rasterBandM), blocksPerTurn(blocksPerTurn),
+        overlapPromotion(overlapPromotion) {}
+
+  /// Whether the kernel promotes each block while the next block's WGMMAs
+  /// run (overlap-promotion): one column slice whose second fragment fits
+  /// the registers next to the sum (3 x block_n / 2 values at most 192).
+  static bool overlaps(ConfigAttr config, bool requested, int64_t slices) {
+    return requested && 3 * config.getBlockN() / 2 <= 192 &&
+           sliceWidths(config.getBlockN(), slices).size() == 1;
+  }
 
   /// Column widths of the slices a block product is split into: `slices`
   /// near-equal widths, each a multiple of 8 (a WGMMA N and a swizzle atom
@@ -311,7 +321,11 @@ private:
     }
     // With two math warpgroups on the same stage, they take turns on the
     // tensor cores: one's WGMMAs run while the other promotes.
-    bool alternate = alternateWarpgroups && config.getMathWarpgroups() == 2;
+    // With the promotion overlapped each warpgroup keeps its own WGMMAs
+    // queued on the tensor cores, so there are no turns.
+    bool pipelined = overlaps(config, overlapPromotion, mmaSlices);
+    bool alternate = alternateWarpgroups && config.getMathWarpgroups() == 2 &&
+                     !pipelined;
     if (alternate)
       b.create<TurnOp>(loc, TurnAction::start, ValueRange{});
     auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
@@ -333,6 +347,10 @@ private:
       b.create<PrefetchCOp>(loc, ng, nmb, nnb, valid);
     }
     Value numKBlocks = e.div(e.loadK(ks, g), e.i32(128));
+    if (pipelined) {
+      buildPipelinedBlocks(e, it, numKBlocks, accTypes.front(), g, mb, nb);
+      return;
+    }
     SmallVector<Value> init = {it};
     for (VectorType t : accTypes)
       init.push_back(b.create<arith::ConstantOp>(
@@ -421,6 +439,85 @@ private:
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
   }
 
+  /// The block loop of one tile with each block's promotion overlapped with
+  /// the next block's WGMMAs, across loop iterations:
+  ///
+  ///   if (blocks > 0) {
+  ///     f = mma(block 0)
+  ///     for each pair p (blocks 2p + 1, 2p + 2), carrying f and its stage:
+  ///       f1 = mma(2p + 1); sum = promote(f);  f = mma(2p + 2); sum = promote(f1)
+  ///     if (blocks even) { f1 = mma(last); sum = promote(f); sum = promote(f1) }
+  ///     else             { sum = promote(f) }
+  ///   }
+  ///
+  /// The fragment issued last in an iteration is still being written by its
+  /// WGMMAs when the iteration ends: it and its stage are loop-carried, and
+  /// dgemm-place-sync places the waits and the stage's release in the next
+  /// iteration (or after the loop). The loop body names the two fragments
+  /// apart, so each keeps its registers while its WGMMAs run.
+  void buildPipelinedBlocks(Emitter &e, Value it, Value numKBlocks,
+                            VectorType accType, Value g, Value mb, Value nb) {
+    Value zeros = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
+    Type i32 = b.getI32Type();
+    auto promote = [&](Value sum, Value acc, Value stage) {
+      return b.create<PromoteOp>(loc, accType, sum, acc, Value(), stage, 0)
+          .getResult();
+    };
+    auto any = b.create<scf::IfOp>(
+        loc, TypeRange{i32, accType},
+        e.cmp(arith::CmpIPredicate::sgt, numKBlocks, e.i32(0)), true, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&any.getThenRegion().front());
+      Value s0 = stageOf(e, it, nullptr);
+      Value f0 = b.create<MmaOp>(loc, accType, s0, 0);
+      Value pairs = e.div(e.sub(numKBlocks, e.i32(1)), e.i32(2));
+      auto loop = b.create<scf::ForOp>(loc, e.i32(0), pairs, e.i32(1),
+                                       ValueRange{it, zeros, f0, s0});
+      // Iteration i issues blocks 2i + 1 and 2i + 2 (convert-dgemm-to-nvvm
+      // places the c prefetch by this).
+      loop->setAttr("dgemm.first_block", b.getI64ArrayAttr({2, 1}));
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value kit = loop.getRegionIterArg(0), sum = loop.getRegionIterArg(1);
+        Value f = loop.getRegionIterArg(2), s = loop.getRegionIterArg(3);
+        Value s1 = stageOf(e, e.add(kit, e.i32(1)), nullptr);
+        Value f1 = b.create<MmaOp>(loc, accType, s1, 0);
+        sum = promote(sum, f, s);
+        Value s2 = stageOf(e, e.add(kit, e.i32(2)), nullptr);
+        Value f2 = b.create<MmaOp>(loc, accType, s2, 0);
+        sum = promote(sum, f1, s1);
+        b.create<scf::YieldOp>(
+            loc, ValueRange{e.add(kit, e.i32(2)), sum, f2, s2});
+      }
+      Value kit = loop.getResult(0), f = loop.getResult(2),
+            s = loop.getResult(3);
+      Value even = e.cmp(arith::CmpIPredicate::eq,
+                         e.rem(numKBlocks, e.i32(2)), e.i32(0));
+      auto tail = b.create<scf::IfOp>(loc, TypeRange{accType}, even, true,
+                                      true);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&tail.getThenRegion().front());
+        Value s1 = stageOf(e, e.add(kit, e.i32(1)), nullptr);
+        Value f1 = b.create<MmaOp>(loc, accType, s1, 0);
+        Value sum = promote(loop.getResult(1), f, s);
+        sum = promote(sum, f1, s1);
+        b.create<scf::YieldOp>(loc, sum);
+        b.setInsertionPointToStart(&tail.getElseRegion().front());
+        b.create<scf::YieldOp>(loc, promote(loop.getResult(1), f, s));
+      }
+      b.create<scf::YieldOp>(
+          loc, ValueRange{e.add(it, numKBlocks), tail.getResult(0)});
+      b.setInsertionPointToStart(&any.getElseRegion().front());
+      b.create<scf::YieldOp>(loc, ValueRange{it, zeros});
+    }
+    b.create<EpilogueOp>(loc, ValueRange{any.getResult(1)}, g, mb, nb);
+    b.create<scf::YieldOp>(loc, ValueRange{any.getResult(0)});
+  }
+
   GemmOp gemm;
   OpBuilder &b;
   Location loc;
@@ -433,6 +530,7 @@ private:
   bool prefetchNextC;
   int64_t rasterBandM;
   int64_t blocksPerTurn;
+  bool overlapPromotion;
 };
 
 struct LowerToKernelPass
@@ -476,7 +574,8 @@ struct LowerToKernelPass
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
                       scalesBeforeMma, alternateWarpgroups, passAfterIssue,
-                      prefetchNextC, rasterBandM, blocksPerTurn)
+                      prefetchNextC, rasterBandM, blocksPerTurn,
+                      overlapPromotion)
             .build();
         ++numKernels;
       }

@@ -99,45 +99,83 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     return success();
   }
 
+  /// What the math role has in flight at a point of a block: asynchronous
+  /// effects not yet known complete, by the index of their WGMMA commit group
+  /// (every operation with async effects is one group, in program order),
+  /// and the stages acquired and not yet released, with the operation after
+  /// which each is released (null while it is still being read).
+  struct MathState {
+    llvm::MapVector<Value, unsigned> pendingStages;
+    DenseMap<Value, unsigned> pendingAccs;
+    unsigned numGroups = 0;
+    llvm::MapVector<Value, Operation *> releaseAfter;
+    llvm::SmallDenseSet<Value> genericRead;
+  };
+
   /// Math role: wait for a stage's full barrier before its first read; wait
   /// for WGMMA before a generic read of what it wrote; release the stage after
   /// its last read once no asynchronous read of it is pending, with a proxy
   /// fence first if the stage was read through the generic proxy (the
   /// producer refills it through the async proxy).
   ///
-  /// Every operation with asynchronous effects is one WGMMA commit group, in
-  /// program order. A generic read of an accumulator waits only for the group
-  /// that writes it (`wgmma.wait_group` with the later groups left pending),
-  /// so slices issued after it keep the tensor cores busy meanwhile.
-  LogicalResult placeMath(Block &block) {
-    llvm::MapVector<Value, Operation *> releaseAfter;
-    llvm::SmallDenseSet<Value> genericRead;
-    // Pending async effects, by the index of their commit group.
-    llvm::MapVector<Value, unsigned> pendingStages;
-    DenseMap<Value, unsigned> pendingAccs;
-    unsigned numGroups = 0;
+  /// A generic read of an accumulator waits only for the group that writes
+  /// it (`wgmma.wait_group` with the later groups left pending), so groups
+  /// issued after it keep the tensor cores busy meanwhile.
+  ///
+  /// Async effects may outlive a block in two ways. A nested region that is
+  /// not a loop (scf.if) starts from its parent's state, so it completes and
+  /// releases what its parent left in flight; at its end nothing it saw is in
+  /// flight any more. A loop may carry an accumulator still being written,
+  /// and its stage, from one iteration to the next (an iter_arg fed by a
+  /// pending value): its body starts with them pending, as the oldest
+  /// groups, and must end with the same positions pending again (and as the
+  /// newest groups); its results are then pending in the parent.
+  LogicalResult placeMath(Block &block, MathState st,
+                          ArrayRef<unsigned> carried = {}) {
+    bool inLoop = isa_and_nonnull<scf::ForOp>(block.getParentOp());
     for (Operation &op : llvm::make_early_inc_range(block)) {
-      for (Region &region : op.getRegions())
-        for (Block &nested : region)
-          if (failed(placeMath(nested)))
-            return failure();
+      if (auto loop = dyn_cast<scf::ForOp>(&op)) {
+        if (failed(placeLoop(loop, st)))
+          return failure();
+      } else if (op.getNumRegions() != 0) {
+        // The region inherits what is in flight (and the stages it reads);
+        // stages already read to the end stay the parent's to release.
+        MathState inherited;
+        inherited.numGroups = st.numGroups;
+        inherited.pendingAccs = st.pendingAccs;
+        inherited.pendingStages = st.pendingStages;
+        for (auto [s, gr] : st.pendingStages) {
+          inherited.releaseAfter[s] = nullptr;
+          if (st.genericRead.contains(s))
+            inherited.genericRead.insert(s);
+        }
+        for (Region &region : op.getRegions())
+          for (Block &nested : region)
+            if (failed(placeMath(nested, inherited)))
+              return failure();
+        // Each block completed and released what it inherited.
+        for (auto [s, gr] : st.pendingStages)
+          st.releaseAfter.erase(s);
+        st.pendingStages.clear();
+        st.pendingAccs.clear();
+      }
       SmallVector<ResourceAccess> accesses = accessesOf(&op);
       // Waits until every group up to and including `group` completed.
       auto completeThrough = [&](OpBuilder &b, unsigned group) {
         Operation *wait = b.create<MmaWaitOp>(
-            op.getLoc(), static_cast<uint32_t>(numGroups - 1 - group));
+            op.getLoc(), static_cast<uint32_t>(st.numGroups - 1 - group));
         llvm::MapVector<Value, unsigned> still;
-        for (auto [s, gr] : pendingStages) {
+        for (auto [s, gr] : st.pendingStages) {
           if (gr <= group)
-            releaseAfter[s] = wait;
+            st.releaseAfter[s] = wait;
           else
             still[s] = gr;
         }
-        pendingStages = std::move(still);
-        for (auto it = pendingAccs.begin(); it != pendingAccs.end();) {
+        st.pendingStages = std::move(still);
+        for (auto it = st.pendingAccs.begin(); it != st.pendingAccs.end();) {
           auto cur = it++;
           if (cur->second <= group)
-            pendingAccs.erase(cur);
+            st.pendingAccs.erase(cur);
         }
         ++numWaits;
       };
@@ -146,57 +184,121 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
         OpBuilder b(&op);
         async |= a.proxy == Proxy::Async;
         if (isStage(a.kind) && a.access == AccessKind::Read &&
-            !releaseAfter.count(a.index) && !pendingStages.count(a.index)) {
+            !st.releaseAfter.count(a.index) &&
+            !st.pendingStages.count(a.index)) {
           FailureOr<Value> phase = phaseOf(&op, a.index);
           if (failed(phase))
             return failure();
           b.create<WaitOp>(op.getLoc(), BarrierKind::full, a.index, *phase);
-          releaseAfter[a.index] = nullptr;
+          st.releaseAfter[a.index] = nullptr;
           ++numWaits;
         }
         if (a.kind == ResourceKind::Accumulator &&
             a.access == AccessKind::Read && a.proxy == Proxy::Generic) {
-          auto it = pendingAccs.find(a.index);
-          if (it != pendingAccs.end())
+          auto it = st.pendingAccs.find(a.index);
+          if (it != st.pendingAccs.end())
             completeThrough(b, it->second);
         }
       }
-      unsigned group = numGroups;
+      unsigned group = st.numGroups;
       if (async)
-        ++numGroups;
+        ++st.numGroups;
       for (const ResourceAccess &a : accesses) {
         if (isStage(a.kind) && a.access == AccessKind::Read) {
           if (a.proxy == Proxy::Async) {
-            pendingStages[a.index] = group;
+            st.pendingStages[a.index] = group;
           } else {
-            genericRead.insert(a.index);
-            releaseAfter[a.index] = &op;
+            st.genericRead.insert(a.index);
+            st.releaseAfter[a.index] = &op;
           }
         }
         if (a.kind == ResourceKind::Accumulator &&
             a.access == AccessKind::Write && a.proxy == Proxy::Async)
-          pendingAccs[a.index] = group;
+          st.pendingAccs[a.index] = group;
       }
     }
-    if (releaseAfter.empty())
-      return success();
-    // Asynchronous reads still pending at the end of the block complete
-    // before the release.
-    if (!pendingStages.empty()) {
+
+    // What this block hands on still in flight: for a loop body, the
+    // carried iter_args; nothing otherwise.
+    llvm::SmallDenseSet<Value> handedOn;
+    if (inLoop && !carried.empty()) {
+      auto yield = cast<scf::YieldOp>(block.getTerminator());
+      unsigned oldest = st.numGroups;
+      for (unsigned pos : carried) {
+        Value v = yield.getOperand(pos);
+        std::optional<unsigned> gr;
+        if (auto it = st.pendingAccs.find(v); it != st.pendingAccs.end())
+          gr = it->second;
+        if (auto it = st.pendingStages.find(v); it != st.pendingStages.end())
+          gr = it->second;
+        if (!gr)
+          return yield.emitOpError("iter_arg #")
+                 << pos << " enters the loop with an asynchronous write or "
+                 << "read in flight but is yielded complete";
+        oldest = std::min(oldest, *gr);
+        handedOn.insert(v);
+      }
+      for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
+        if (!llvm::is_contained(carried, pos) &&
+            (st.pendingAccs.count(v) || st.pendingStages.count(v)))
+          return yield.emitOpError("iter_arg #")
+                 << pos << " is yielded with an asynchronous access in "
+                 << "flight but enters the loop complete";
+      // Groups older than the carried ones complete here; the carried ones
+      // must be the newest, so that the next iteration can count them.
+      bool older = false;
+      for (auto [v, gr] : st.pendingStages)
+        if (!handedOn.contains(v)) {
+          if (gr >= oldest)
+            return yield.emitOpError("an asynchronous read issued after the "
+                                     "oldest loop-carried one is still in "
+                                     "flight at the end of the iteration");
+          older = true;
+        }
+      for (auto [v, gr] : st.pendingAccs)
+        if (!handedOn.contains(v) && gr >= oldest)
+          return yield.emitOpError("an accumulator written after the oldest "
+                                   "loop-carried one is still in flight at "
+                                   "the end of the iteration");
+      if (older) {
+        OpBuilder b(yield);
+        unsigned keep = st.numGroups - oldest;
+        Operation *wait = b.create<MmaWaitOp>(yield.getLoc(), keep);
+        for (auto [s, gr] : st.pendingStages)
+          if (!handedOn.contains(s))
+            st.releaseAfter[s] = wait;
+        ++numWaits;
+      }
+      for (Value v : handedOn)
+        st.releaseAfter.erase(v);
+    } else if (!st.pendingStages.empty() || !st.pendingAccs.empty()) {
+      // Asynchronous accesses still pending at the end of the block
+      // complete before the release.
       OpBuilder b(block.getParentOp()->getContext());
       if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
         b.setInsertionPoint(&block.back());
       else
         b.setInsertionPointToEnd(&block);
+      auto yield = block.empty() ? scf::YieldOp()
+                                 : dyn_cast<scf::YieldOp>(block.back());
+      if (yield)
+        for (Value v : yield.getOperands())
+          if (st.pendingAccs.count(v) || st.pendingStages.count(v))
+            return yield.emitOpError("yields a value with an asynchronous "
+                                     "access in flight out of a region that "
+                                     "is not a loop iteration");
       Operation *wait = b.create<MmaWaitOp>(block.getParentOp()->getLoc(), 0u);
-      for (auto [s, gr] : pendingStages)
-        releaseAfter[s] = wait;
+      for (auto [s, gr] : st.pendingStages)
+        st.releaseAfter[s] = wait;
       ++numWaits;
     }
-    for (auto [stage, after] : releaseAfter) {
+    for (auto [stage, after] : st.releaseAfter) {
+      if (!after)
+        return block.getParentOp()->emitError(
+            "a stage acquired here is neither released nor carried on");
       OpBuilder b(after->getContext());
       b.setInsertionPointAfter(after);
-      if (fenceGenericReads && genericRead.contains(stage)) {
+      if (fenceGenericReads && st.genericRead.contains(stage)) {
         b.create<ProxyFenceOp>(after->getLoc());
         ++numFences;
       }
@@ -204,6 +306,63 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
                          IntegerAttr());
       ++numArrives;
     }
+    return success();
+  }
+
+  /// A loop nested in the math role: the iter_args fed by values with an
+  /// async access in flight are carried pending through its body and come
+  /// out pending in its results.
+  LogicalResult placeLoop(scf::ForOp loop, MathState &st) {
+    SmallVector<unsigned> carried;
+    SmallVector<std::pair<unsigned, unsigned>> byGroup; // (group, position)
+    for (auto [pos, v] : llvm::enumerate(loop.getInitArgs())) {
+      std::optional<unsigned> gr;
+      if (auto it = st.pendingAccs.find(v); it != st.pendingAccs.end())
+        gr = it->second;
+      if (auto it = st.pendingStages.find(v); it != st.pendingStages.end())
+        gr = it->second;
+      if (gr) {
+        carried.push_back(pos);
+        byGroup.push_back({*gr, pos});
+      }
+    }
+    // Renumber the carried groups 0, 1, ... in their order.
+    llvm::sort(byGroup);
+    DenseMap<unsigned, unsigned> renumber;
+    for (auto [gr, pos] : byGroup)
+      renumber.try_emplace(gr, renumber.size());
+    MathState body;
+    body.numGroups = renumber.size();
+    for (auto [gr, pos] : byGroup) {
+      Value init = loop.getInitArgs()[pos];
+      Value arg = loop.getRegionIterArgs()[pos];
+      if (st.pendingAccs.count(init))
+        body.pendingAccs[arg] = renumber[gr];
+      if (st.pendingStages.count(init)) {
+        body.pendingStages[arg] = renumber[gr];
+        if (st.genericRead.contains(init))
+          body.genericRead.insert(arg);
+      }
+    }
+    if (failed(placeMath(*loop.getBody(), std::move(body), carried)))
+      return failure();
+    // The loop (or, with no iteration, its results) takes over the carried
+    // values: they come out pending, as the newest groups.
+    unsigned base = st.numGroups;
+    for (auto [gr, pos] : byGroup) {
+      Value init = loop.getInitArgs()[pos];
+      Value result = loop.getResult(pos);
+      if (st.pendingAccs.erase(init))
+        st.pendingAccs[result] = base + renumber[gr];
+      if (st.pendingStages.count(init)) {
+        st.pendingStages.erase(init);
+        st.pendingStages[result] = base + renumber[gr];
+        st.releaseAfter.erase(init);
+        if (st.genericRead.contains(init))
+          st.genericRead.insert(result);
+      }
+    }
+    st.numGroups = base + renumber.size();
     return success();
   }
 
@@ -223,7 +382,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     WalkResult result = getOperation().walk([&](WarpSpecializeOp ws) {
       fenceGenericReads = !skipProxyFence && refilledAsynchronously(ws);
       if (failed(placeProducer(ws.getProducer().front())) ||
-          failed(placeMath(ws.getMath().front())))
+          failed(placeMath(ws.getMath().front(), MathState())))
         return WalkResult::interrupt();
       // The producer role is one thread: one arrive completes a full phase
       // (the TMA bytes do the rest). A math role's release is one arrive per

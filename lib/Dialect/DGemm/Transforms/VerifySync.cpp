@@ -54,7 +54,7 @@ public:
 
   LogicalResult run() {
     if (failed(checkProducerBlock(ws.getProducer().front())) ||
-        failed(checkDescriptors()) || failed(checkMathBlock(ws.getMath().front())))
+        failed(checkDescriptors()) || failed(checkMathBlock(ws.getMath().front(), MathState())))
       return failure();
     return success();
   }
@@ -195,79 +195,134 @@ private:
     return it->second;
   }
 
-  /// Every stage read is preceded in its block by the full wait; the stage is
-  /// released once, after its last read, after any asynchronous read of it
-  /// completed and, if it was read through the generic proxy while the
-  /// producer refills it through the async proxy, after a proxy fence;
-  /// accumulators are read only after their WGMMA completed.
-  LogicalResult checkMathBlock(Block &block) {
+  /// Asynchronous effects not yet known complete, with the index of their
+  /// WGMMA commit group (each operation with async effects is one group);
+  /// dgemm.mma.wait with `pending` = p completes all but the last p groups.
+  struct Pending {
+    Operation *op;
+    unsigned group;
+  };
+  /// The math role's state at a point of a block.
+  struct MathState {
     llvm::SmallDenseSet<Value> acquired, released;
     llvm::MapVector<Value, Operation *> unfenced;
-    // Asynchronous effects not yet known complete, with the index of their
-    // WGMMA commit group (each operation with async effects is one group);
-    // dgemm.mma.wait with `pending` = p completes all but the last p groups.
-    struct Pending {
-      Operation *op;
-      unsigned group;
-    };
     llvm::MapVector<Value, Pending> pendingStage;
     DenseMap<Value, Pending> pendingAcc;
     unsigned numGroups = 0;
+  };
+
+  /// Every stage read is preceded by the full wait; the stage is released
+  /// once, after its last read, after any asynchronous read of it completed
+  /// and, if it was read through the generic proxy while the producer
+  /// refills it through the async proxy, after a proxy fence; accumulators
+  /// are read only after their WGMMA completed; a stage acquired in a block
+  /// is released in it.
+  ///
+  /// A nested region that is not a loop starts from its parent's state; a
+  /// stage it inherited counts as released after it only if every block of
+  /// the region released it. A loop body starts with the iter_args fed by
+  /// values in flight (an accumulator being written, an acquired stage) in
+  /// flight as the oldest groups, and must yield the same positions in
+  /// flight as the newest ones, each stage still acquired; the loop's
+  /// results are then in flight in the parent.
+  LogicalResult checkMathBlock(Block &block, MathState st,
+                               ArrayRef<unsigned> carried = {},
+                               llvm::SmallDenseSet<Value> *releasedOut =
+                                   nullptr) {
+    llvm::SmallDenseSet<Value> inherited = st.acquired;
+    for (Value s : st.released)
+      inherited.erase(s);
+    // A loop body must release (or hand on) the stages it is carried.
+    llvm::SmallDenseSet<Value> carriedIn;
+    if (!carried.empty()) {
+      carriedIn = std::move(inherited);
+      inherited.clear();
+    }
     for (Operation &op : block) {
-      for (Region &region : op.getRegions())
-        for (Block &nested : region)
-          if (failed(checkMathBlock(nested)))
-            return failure();
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        if (failed(checkLoop(loop, st)))
+          return failure();
+      } else if (op.getNumRegions() != 0) {
+        // Stages the parent holds that every block of the region releases.
+        std::optional<llvm::SmallDenseSet<Value>> releasedInAll;
+        for (Region &region : op.getRegions())
+          for (Block &nested : region) {
+            MathState inner = st;
+            llvm::SmallDenseSet<Value> rel;
+            if (failed(checkMathBlock(nested, inner, {}, &rel)))
+              return failure();
+            if (!releasedInAll) {
+              releasedInAll = rel;
+            } else {
+              llvm::SmallDenseSet<Value> both;
+              for (Value v : *releasedInAll)
+                if (rel.contains(v))
+                  both.insert(v);
+              *releasedInAll = std::move(both);
+            }
+          }
+        if (releasedInAll)
+          for (Value v : *releasedInAll) {
+            st.released.insert(v);
+            st.pendingStage.remove_if(
+                [&](const auto &entry) { return entry.first == v; });
+          }
+        // What every path completed is complete; what a path completed by
+        // waiting (accumulators) is not known, so it stays pending, which
+        // only makes later reads wait more.
+      }
       if (auto wait = dyn_cast<WaitOp>(op)) {
         if (wait.getBarrier() == BarrierKind::full)
-          acquired.insert(wait.getStage());
+          st.acquired.insert(wait.getStage());
         continue;
       }
       if (auto wait = dyn_cast<MmaWaitOp>(op)) {
-        unsigned left = std::min<unsigned>(wait.getPending(), numGroups);
-        unsigned done = numGroups - left; // groups [0, done) completed
-        pendingStage.remove_if(
+        unsigned left = std::min<unsigned>(wait.getPending(), st.numGroups);
+        unsigned done = st.numGroups - left; // groups [0, done) completed
+        st.pendingStage.remove_if(
             [&](const auto &entry) { return entry.second.group < done; });
-        for (auto it = pendingAcc.begin(); it != pendingAcc.end();) {
+        for (auto it = st.pendingAcc.begin(); it != st.pendingAcc.end();) {
           auto cur = it++;
           if (cur->second.group < done)
-            pendingAcc.erase(cur);
+            st.pendingAcc.erase(cur);
         }
         continue;
       }
       if (isa<ProxyFenceOp>(op)) {
-        unfenced.clear();
+        st.unfenced.clear();
         continue;
       }
       if (auto arrive = dyn_cast<ArriveOp>(op)) {
         if (arrive.getBarrier() != BarrierKind::empty)
           continue;
-        auto pending = pendingStage.find(arrive.getStage());
-        if (pending != pendingStage.end())
+        auto pending = st.pendingStage.find(arrive.getStage());
+        if (pending != st.pendingStage.end())
           return hazard(&op,
                         "releases a stage while an asynchronous read of it "
                         "may still be in flight",
                         pending->second.op,
                         "this read completes only at a dgemm.mma.wait that "
                         "leaves it no longer pending");
-        if (Operation *reader = unfenced.lookup(arrive.getStage()))
+        if (Operation *reader = st.unfenced.lookup(arrive.getStage()))
           return hazard(&op,
                         "releases a stage to the producer's async-proxy (TMA) "
                         "writes while a generic-proxy read of it is not "
                         "fenced (no dgemm.proxy.fence in between)",
                         reader, "read through the generic proxy here");
-        released.insert(arrive.getStage());
+        if (st.released.contains(arrive.getStage()))
+          return op.emitError("releases a stage twice");
+        st.released.insert(arrive.getStage());
         continue;
       }
       SmallVector<ResourceAccess> accesses = accessesOf(&op);
-      unsigned group = numGroups;
+      unsigned group = st.numGroups;
       if (llvm::any_of(accesses, [](const ResourceAccess &a) {
             return a.proxy == Proxy::Async;
           }))
-        ++numGroups;
+        ++st.numGroups;
       for (const ResourceAccess &a : accesses) {
         if (isStage(a.kind) && a.access == AccessKind::Read) {
-          if (!acquired.contains(a.index))
+          if (!st.acquired.contains(a.index))
             return hazard(&op,
                           "reads the " + stringifyResourceKind(a.kind) +
                               " of a stage before waiting on its full barrier",
@@ -276,21 +331,21 @@ private:
                                        return r.access == AccessKind::Write;
                                      }),
                           "the producer writes it here");
-          if (released.contains(a.index))
+          if (st.released.contains(a.index))
             return op.emitError("reads the ")
                    << stringifyResourceKind(a.kind)
                    << " of a stage after releasing it to the producer";
           if (a.proxy == Proxy::Async)
-            pendingStage[a.index] = {&op, group};
+            st.pendingStage[a.index] = {&op, group};
           else if (asyncWriter(a.kind))
-            unfenced[a.index] = &op;
+            st.unfenced[a.index] = &op;
         }
         if (a.kind == ResourceKind::Accumulator) {
           if (a.access == AccessKind::Write && a.proxy == Proxy::Async)
-            pendingAcc[a.index] = {&op, group};
+            st.pendingAcc[a.index] = {&op, group};
           if (a.access == AccessKind::Read && a.proxy == Proxy::Generic) {
-            auto writer = pendingAcc.find(a.index);
-            if (writer != pendingAcc.end())
+            auto writer = st.pendingAcc.find(a.index);
+            if (writer != st.pendingAcc.end())
               return hazard(&op,
                             "reads an accumulator before the WGMMA that "
                             "writes it completed",
@@ -299,11 +354,134 @@ private:
         }
       }
     }
-    for (Value stage : acquired)
-      if (!released.contains(stage))
+    // Values a loop body hands to its next iteration still in flight.
+    llvm::SmallDenseSet<Value> handedOn;
+    if (!carried.empty()) {
+      auto yield = cast<scf::YieldOp>(block.getTerminator());
+      std::optional<unsigned> oldest;
+      for (unsigned pos : carried) {
+        Value v = yield.getOperand(pos);
+        std::optional<unsigned> gr;
+        if (auto it = st.pendingAcc.find(v); it != st.pendingAcc.end())
+          gr = it->second.group;
+        if (auto it = st.pendingStage.find(v); it != st.pendingStage.end())
+          gr = it->second.group;
+        bool stageHeld = st.acquired.contains(v) && !st.released.contains(v);
+        if (!gr && !stageHeld)
+          return yield.emitOpError("iter_arg #")
+                 << pos << " enters the loop in flight but is yielded "
+                 << "complete or released";
+        if (gr)
+          oldest = oldest ? std::min(*oldest, *gr) : *gr;
+        handedOn.insert(v);
+      }
+      for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
+        if (!llvm::is_contained(carried, pos) &&
+            (st.pendingAcc.count(v) || st.pendingStage.count(v)))
+          return hazard(yield, "yields iter_arg #" + Twine(pos) +
+                                   " with an asynchronous access in flight, "
+                                   "but it enters the loop complete",
+                        nullptr, "");
+      // The next iteration numbers the carried groups from 0: no group
+      // newer than the oldest carried one may be left out.
+      if (oldest) {
+        for (auto &[v, p] : st.pendingStage)
+          if (!handedOn.contains(v) && p.group >= *oldest)
+            return hazard(yield,
+                          "an asynchronous read issued after a loop-carried "
+                          "one is still in flight at the end of the iteration",
+                          p.op, "issued here");
+        for (auto &[v, p] : st.pendingAcc)
+          if (!handedOn.contains(v) && p.group >= *oldest)
+            return hazard(yield,
+                          "an accumulator written after a loop-carried one is "
+                          "still being written at the end of the iteration",
+                          p.op, "issued here");
+      }
+    }
+    for (Value stage : carriedIn)
+      if (!st.released.contains(stage) && !handedOn.contains(stage))
+        return block.getParentOp()->emitError(
+            "a stage carried into the loop body is neither released nor "
+            "carried on: the producer would wait forever");
+    for (Value stage : st.acquired)
+      if (!inherited.contains(stage) && !st.released.contains(stage) &&
+          !handedOn.contains(stage))
         return block.getParentOp()->emitError(
             "a stage acquired in this block is never released: the producer "
             "would wait forever");
+    if (releasedOut)
+      for (Value stage : inherited)
+        if (st.released.contains(stage))
+          releasedOut->insert(stage);
+    return success();
+  }
+
+  /// A loop nested in the math role (see checkMathBlock).
+  LogicalResult checkLoop(scf::ForOp loop, MathState &st) {
+    SmallVector<unsigned> carried;
+    SmallVector<std::tuple<unsigned, unsigned, Operation *>> byGroup;
+    MathState body;
+    for (auto [pos, v] : llvm::enumerate(loop.getInitArgs())) {
+      std::optional<Pending> p;
+      if (auto it = st.pendingAcc.find(v); it != st.pendingAcc.end())
+        p = it->second;
+      if (auto it = st.pendingStage.find(v); it != st.pendingStage.end())
+        p = it->second;
+      bool stageHeld = st.acquired.contains(v) && !st.released.contains(v);
+      if (!p && !stageHeld)
+        continue;
+      carried.push_back(pos);
+      Value arg = loop.getRegionIterArgs()[pos];
+      if (stageHeld) {
+        body.acquired.insert(arg);
+        if (Operation *reader = st.unfenced.lookup(v))
+          body.unfenced[arg] = reader;
+      }
+      if (p)
+        byGroup.push_back({p->group, pos, p->op});
+    }
+    llvm::sort(byGroup, [](const auto &x, const auto &y) {
+      return std::get<0>(x) < std::get<0>(y);
+    });
+    DenseMap<unsigned, unsigned> renumber;
+    for (auto &[gr, pos, op] : byGroup)
+      renumber.try_emplace(gr, renumber.size());
+    body.numGroups = renumber.size();
+    for (auto &[gr, pos, op] : byGroup) {
+      Value init = loop.getInitArgs()[pos];
+      Value arg = loop.getRegionIterArgs()[pos];
+      if (st.pendingAcc.count(init))
+        body.pendingAcc[arg] = {op, renumber[gr]};
+      if (st.pendingStage.count(init))
+        body.pendingStage[arg] = {op, renumber[gr]};
+    }
+    if (failed(checkMathBlock(*loop.getBody(), std::move(body), carried)))
+      return failure();
+    // The results take over: the init values are the loop's to release.
+    unsigned base = st.numGroups;
+    for (unsigned pos : carried) {
+      Value init = loop.getInitArgs()[pos];
+      Value result = loop.getResult(pos);
+      if (st.acquired.contains(init) && !st.released.contains(init)) {
+        st.released.insert(init);
+        st.acquired.insert(result);
+        if (Operation *reader = st.unfenced.lookup(init))
+          st.unfenced[result] = reader;
+      }
+    }
+    for (auto &[gr, pos, op] : byGroup) {
+      Value init = loop.getInitArgs()[pos];
+      Value result = loop.getResult(pos);
+      if (st.pendingAcc.erase(init))
+        st.pendingAcc[result] = {op, base + renumber[gr]};
+      if (st.pendingStage.count(init)) {
+        st.pendingStage.remove_if(
+            [&](const auto &entry) { return entry.first == init; });
+        st.pendingStage[result] = {op, base + renumber[gr]};
+      }
+    }
+    st.numGroups = base + renumber.size();
     return success();
   }
 

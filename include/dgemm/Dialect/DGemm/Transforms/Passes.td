@@ -72,7 +72,11 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
     Option<"blocksPerTurn", "blocks-per-turn", "int64_t", "2",
            "K blocks whose WGMMAs a math warpgroup issues at once (1 or 2; "
            "2 applies to two math warpgroups with block_n <= 128, where both "
-           "fragments fit)">
+           "fragments fit)">,
+    Option<"overlapPromotion", "overlap-promotion", "bool", "false",
+           "Promote each block while the next block's WGMMAs run, across "
+           "loop iterations (one fragment in flight past the iteration's end; "
+           "tiles with block_n <= 128, no mma-slices, no turns)">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
