@@ -40,6 +40,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   ConvertDGemmToNVVMOptions convert;
   convert.perChunkEpilogue = options.perChunkEpilogue;
   convert.tmaReduceEpilogue = options.tmaReduceEpilogue;
+  convert.redEpilogue = options.redEpilogue;
   convert.epilogueChunkCols = options.epilogueChunkCols;
   convert.prefetchCBlocks = options.prefetchCBlocks;
   convert.prefetchCMaxBlocks = options.prefetchCMaxBlocks;

@@ -66,6 +66,9 @@ struct DGemmPipelineOptions
   Option<bool> tmaReduceEpilogue{
       *this, "tma-reduce-epilogue",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
+  Option<bool> redEpilogue{
+      *this, "red-epilogue",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
   Option<int64_t> epilogueChunkCols{
       *this, "epilogue-chunk-cols",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(16)};

@@ -65,9 +65,9 @@ public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
                  bool perChunkEpilogue, bool tmaReduceEpilogue,
                  int64_t epilogueChunkCols, int64_t prefetchCBlocks,
-                 int64_t prefetchCMaxBlocks)
+                 int64_t prefetchCMaxBlocks, bool redEpilogue)
       : func(func), config(config), layout(config), ctx(func.getContext()),
-        perChunkEpilogue(perChunkEpilogue),
+        perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         tmaReduceEpilogue(tmaReduceEpilogue && layout.hasStaging),
         epilogueChunkCols(epilogueChunkCols), prefetchCBlocks(prefetchCBlocks),
         prefetchCMaxBlocks(prefetchCMaxBlocks) {}
@@ -207,6 +207,7 @@ private:
   SmemLayout layout;
   MLIRContext *ctx;
   bool perChunkEpilogue;
+  bool redEpilogue;
   bool tmaReduceEpilogue;
   int64_t epilogueChunkCols;
   int64_t prefetchCBlocks;
@@ -1006,6 +1007,45 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     reduceEpilogue(rb, loc, op, mine);
     b.setInsertionPoint(split.elseBlock()->getTerminator());
   }
+  // In place (c == d): each chunk is added to d by a vector reduction in L2
+  // (red.global.add.v2.f32), so nothing of c is read into the SM and the
+  // warps do not wait for it. Exactly one reduction reaches each element, so
+  // d = d + sum is rounded once, as the register path rounds c + sum.
+  if (redEpilogue && !tmaReduceEpilogue) {
+    auto asInt = [&](KernelOp::Arg ptr) {
+      return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(ptr))
+          .getResult();
+    };
+    Value inPlace =
+        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                               asInt(KernelOp::PtrC), asInt(KernelOp::PtrD));
+    auto split = b.create<scf::IfOp>(loc, inPlace, /*withElseRegion=*/true);
+    auto reduce = [&](OpBuilder &t, bool guarded) {
+      for (int i = 0; i < 2; ++i)
+        for (int64_t j = 0; j < n / 8; ++j) {
+          OpBuilder sb = t;
+          if (guarded)
+            sb = t.create<scf::IfOp>(loc, inBounds(t, i, j),
+                                     /*withElseRegion=*/false)
+                     .getThenBodyBuilder();
+          Value v = mine(sb, i, j);
+          Value addr = sb.create<LLVM::PtrToIntOp>(
+              loc, sb.getI64Type(),
+              ptrAt(sb, KernelOp::PtrD, offsetOf(sb, i, j)));
+          Value lo = sb.create<LLVM::ExtractElementOp>(loc, v, i32(sb, loc, 0));
+          Value hi = sb.create<LLVM::ExtractElementOp>(loc, v, i32(sb, loc, 1));
+          inlinePtx(sb, loc, "red.global.add.v2.f32 [$0], {$1, $2};",
+                    "l,f,f,~{memory}", ValueRange{addr, lo, hi});
+        }
+    };
+    OpBuilder rb = split.getThenBodyBuilder();
+    auto full = rb.create<scf::IfOp>(loc, interior, /*withElseRegion=*/true);
+    OpBuilder t = full.getThenBodyBuilder();
+    reduce(t, /*guarded=*/false);
+    OpBuilder e = full.getElseBodyBuilder();
+    reduce(e, /*guarded=*/true);
+    b.setInsertionPoint(split.elseBlock()->getTerminator());
+  }
   if (!perChunkEpilogue) {
     auto full = b.create<scf::IfOp>(loc, interior, /*withElseRegion=*/true);
     OpBuilder t = full.getThenBodyBuilder();
@@ -1344,7 +1384,8 @@ struct ConvertDGemmToNVVMPass
       }
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
-                                prefetchCBlocks, prefetchCMaxBlocks)
+                                prefetchCBlocks, prefetchCMaxBlocks,
+                                redEpilogue)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

@@ -157,6 +157,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "reduce-add stores (kernels whose shared memory has no room for "
            "the epilogue buffers keep the register path); otherwise d = c + "
            "sum is written from registers">,
+    Option<"redEpilogue", "red-epilogue", "bool", "false",
+           "When c and d are the same tensor, add each thread's chunks of "
+           "the sum to d with red.global.add.v2.f32 (one reduction per "
+           "element, in L2) instead of loading c; a separate c keeps the "
+           "register path. tma-reduce-epilogue takes precedence">,
     Option<"epilogueChunkCols", "epilogue-chunk-cols", "int64_t", "16",
            "Columns each math warpgroup stages per barrier round of the TMA "
            "reduce-add epilogue (8 or 16); its 8 KiB of buffers hold "
