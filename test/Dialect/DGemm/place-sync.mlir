@@ -12,6 +12,9 @@
 // RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFENCED
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=PAIR
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 "--dgemm-lower-to-kernel=blocks-per-turn=2 alternate-warpgroups=false" --dgemm-place-sync --dgemm-verify-sync -o /dev/null
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=overlap-promotion --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=OVERLAP
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync --dgemm-verify-sync -o /dev/null
+// RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=OVUNFENCED
 
 // NO-FENCE-NOT: dgemm.proxy.fence
 
@@ -175,3 +178,53 @@ dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // PAIR: math(regs = 232)
 // PAIR-NOT: arith.divui %{{.+}}, %c2_i32
 // PAIR: dgemm.epilogue
+
+// overlap-promotion: block 0 is issued before the loop; each iteration
+// issues the next block, waits for the previous one only (pending(1)),
+// promotes and releases it, and hands the block it issued last, still in
+// flight, with its stage to the next iteration; the tail completes it.
+// OVERLAP-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2
+// OVERLAP: math(regs = 232)
+// OVERLAP-NOT: dgemm.turn
+// OVERLAP: scf.if
+// OVERLAP-NEXT: %[[S0:[^ ]+]], %[[P0:[^ ]+]] = dgemm.stage
+// OVERLAP-NEXT: dgemm.wait full(%[[S0]]) phase(%[[P0]])
+// OVERLAP-NEXT: %[[F0:[^ ]+]] = dgemm.mma stage(%[[S0]])
+// OVERLAP: %[[R:[^ ]+]]:4 = scf.for {{.+}} iter_args({{.+}}, %[[F:[^ ]+]] = %[[F0]], %[[S:[^ ]+]] = %[[S0]])
+// OVERLAP: %[[S1:[^ ]+]], %[[P1:[^ ]+]] = dgemm.stage
+// OVERLAP-NEXT: dgemm.wait full(%[[S1]]) phase(%[[P1]])
+// OVERLAP-NEXT: %[[F1:[^ ]+]] = dgemm.mma stage(%[[S1]])
+// OVERLAP-NEXT: dgemm.mma.wait pending(1)
+// OVERLAP-NEXT: %[[SUM1:[^ ]+]] = dgemm.promote %[[F]] into %{{[^ ]+}} stage(%[[S]])
+// OVERLAP-NEXT: dgemm.proxy.fence
+// OVERLAP-NEXT: dgemm.arrive empty(%[[S]])
+// OVERLAP: %[[S2:[^ ]+]], %[[P2:[^ ]+]] = dgemm.stage
+// OVERLAP-NEXT: dgemm.wait full(%[[S2]]) phase(%[[P2]])
+// OVERLAP-NEXT: %[[F2:[^ ]+]] = dgemm.mma stage(%[[S2]])
+// OVERLAP-NEXT: dgemm.mma.wait pending(1)
+// OVERLAP-NEXT: %[[SUM2:[^ ]+]] = dgemm.promote %[[F1]] into %[[SUM1]] stage(%[[S1]])
+// OVERLAP-NEXT: dgemm.proxy.fence
+// OVERLAP-NEXT: dgemm.arrive empty(%[[S1]])
+// OVERLAP-NOT: dgemm.
+// OVERLAP: scf.yield %{{[^ ]+}}, %[[SUM2]], %[[F2]], %[[S2]]
+// OVERLAP-NEXT: } {dgemm.first_block = [2, 1]}
+// An even block count issues the last block, then completes both.
+// OVERLAP: scf.if
+// OVERLAP: %[[FL:[^ ]+]] = dgemm.mma stage
+// OVERLAP-NEXT: dgemm.mma.wait pending(1)
+// OVERLAP-NEXT: dgemm.promote %[[R]]#2 into %[[R]]#1 stage(%[[R]]#3)
+// OVERLAP-NEXT: dgemm.proxy.fence
+// OVERLAP-NEXT: dgemm.arrive empty(%[[R]]#3)
+// OVERLAP-NEXT: dgemm.mma.wait{{$}}
+// OVERLAP-NEXT: dgemm.promote %[[FL]]
+// OVERLAP: } else {
+// OVERLAP-NEXT: dgemm.mma.wait{{$}}
+// OVERLAP-NEXT: dgemm.promote %[[R]]#2 into %[[R]]#1 stage(%[[R]]#3)
+// OVERLAP-NEXT: dgemm.proxy.fence
+// OVERLAP-NEXT: dgemm.arrive empty(%[[R]]#3)
+// OVERLAP: dgemm.epilogue
+// The 192-wide tile has no room for a second fragment: one block per turn.
+// OVERLAP-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
+// OVERLAP: dgemm.turn start
+
+// OVUNFENCED: releases a stage to the producer's async-proxy (TMA) writes while a generic-proxy read of it is not fenced

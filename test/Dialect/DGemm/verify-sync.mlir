@@ -594,3 +594,212 @@ dgemm.kernel @no_sync config <block_m = 128, block_n = 128, block_k = 128, stage
     %z = arith.constant 0 : i32
   }
 }
+
+// -----
+
+// A loop may carry a fragment still being written, and its stage, into the
+// next iteration: there the WGMMA issued before it (pending(1) leaves only
+// the newer group in flight) completes before the promotion and the release.
+dgemm.kernel @carried_ok config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait empty(%s) phase(%p)
+      dgemm.arrive full(%s) tx 16384
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait full(%s0) phase(%p0)
+    %f0 = dgemm.mma stage(%s0) : vector<64xf32>
+    %r:4 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %sum = %zero, %f = %f0, %s = %s0) -> (i32, vector<64xf32>, vector<64xf32>, i32) : i32 {
+      %k1 = arith.addi %k, %c1 : i32
+      %s1, %p1 = dgemm.stage %k1 of 4
+      dgemm.wait full(%s1) phase(%p1)
+      %f1 = dgemm.mma stage(%s1) : vector<64xf32>
+      dgemm.mma.wait pending(1)
+      %sum1 = dgemm.promote %f into %sum stage(%s) : vector<64xf32>
+      dgemm.proxy.fence
+      dgemm.arrive empty(%s)
+      scf.yield %k1, %sum1, %f1, %s1 : i32, vector<64xf32>, vector<64xf32>, i32
+    }
+    dgemm.mma.wait
+    %sum2 = dgemm.promote %r#2 into %r#1 stage(%r#3) : vector<64xf32>
+    dgemm.proxy.fence
+    dgemm.arrive empty(%r#3)
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The carried stage is released before the WGMMA that reads it (issued in the
+// previous iteration) is known complete.
+dgemm.kernel @carried_release_early config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait empty(%s) phase(%p)
+      dgemm.arrive full(%s) tx 16384
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait full(%s0) phase(%p0)
+    // expected-note @+1 {{this read completes only at a dgemm.mma.wait that leaves it no longer pending ('dgemm.mma')}}
+    %f0 = dgemm.mma stage(%s0) : vector<64xf32>
+    %r:4 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %sum = %zero, %f = %f0, %s = %s0) -> (i32, vector<64xf32>, vector<64xf32>, i32) : i32 {
+      %k1 = arith.addi %k, %c1 : i32
+      %s1, %p1 = dgemm.stage %k1 of 4
+      dgemm.wait full(%s1) phase(%p1)
+      %f1 = dgemm.mma stage(%s1) : vector<64xf32>
+      // expected-error @+1 {{releases a stage while an asynchronous read of it may still be in flight}}
+      dgemm.arrive empty(%s)
+      dgemm.mma.wait pending(1)
+      %sum1 = dgemm.promote %f into %sum stage(%s) : vector<64xf32>
+      dgemm.proxy.fence
+      scf.yield %k1, %sum1, %f1, %s1 : i32, vector<64xf32>, vector<64xf32>, i32
+    }
+    dgemm.mma.wait
+    %sum2 = dgemm.promote %r#2 into %r#1 stage(%r#3) : vector<64xf32>
+    dgemm.proxy.fence
+    dgemm.arrive empty(%r#3)
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// pending(2) leaves the carried group in flight too: its fragment is read
+// too early. (The note points at the loop-carried fragment's WGMMA.)
+dgemm.kernel @carried_wait_too_short config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait empty(%s) phase(%p)
+      dgemm.arrive full(%s) tx 16384
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait full(%s0) phase(%p0)
+    // expected-note @+1 {{written asynchronously here ('dgemm.mma')}}
+    %f0 = dgemm.mma stage(%s0) : vector<64xf32>
+    %r:4 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %sum = %zero, %f = %f0, %s = %s0) -> (i32, vector<64xf32>, vector<64xf32>, i32) : i32 {
+      %k1 = arith.addi %k, %c1 : i32
+      %s1, %p1 = dgemm.stage %k1 of 4
+      dgemm.wait full(%s1) phase(%p1)
+      %f1 = dgemm.mma stage(%s1) : vector<64xf32>
+      dgemm.mma.wait pending(2)
+      // expected-error @+1 {{reads an accumulator before the WGMMA that writes it completed}}
+      %sum1 = dgemm.promote %f into %sum stage(%s) : vector<64xf32>
+      dgemm.proxy.fence
+      dgemm.arrive empty(%s)
+      scf.yield %k1, %sum1, %f1, %s1 : i32, vector<64xf32>, vector<64xf32>, i32
+    }
+    dgemm.mma.wait
+    %sum2 = dgemm.promote %r#2 into %r#1 stage(%r#3) : vector<64xf32>
+    dgemm.proxy.fence
+    dgemm.arrive empty(%r#3)
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The iteration hands on the stage of the block in flight but not its
+// fragment: the next iteration would promote a fragment it never waits for.
+dgemm.kernel @carried_stage_dropped config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait empty(%s) phase(%p)
+      dgemm.arrive full(%s) tx 16384
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait full(%s0) phase(%p0)
+    %f0 = dgemm.mma stage(%s0) : vector<64xf32>
+    %r:4 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %sum = %zero, %f = %f0, %s = %s0) -> (i32, vector<64xf32>, vector<64xf32>, i32) : i32 {
+      %k1 = arith.addi %k, %c1 : i32
+      %s1, %p1 = dgemm.stage %k1 of 4
+      dgemm.wait full(%s1) phase(%p1)
+      %f1 = dgemm.mma stage(%s1) : vector<64xf32>
+      dgemm.mma.wait pending(1)
+      %sum1 = dgemm.promote %f into %sum stage(%s) : vector<64xf32>
+      dgemm.proxy.fence
+      dgemm.arrive empty(%s)
+      // expected-error @+1 {{iter_arg #2 enters the loop in flight but is yielded complete or released}}
+      scf.yield %k1, %sum1, %zero, %s1 : i32, vector<64xf32>, vector<64xf32>, i32
+    }
+    dgemm.mma.wait
+    %sum2 = dgemm.promote %r#2 into %r#1 stage(%r#3) : vector<64xf32>
+    dgemm.proxy.fence
+    dgemm.arrive empty(%r#3)
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// After the loop the stage it hands out must still be released.
+dgemm.kernel @carried_tail_unreleased config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  // expected-error @+1 {{a stage acquired in this block is never released: the producer would wait forever}}
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait empty(%s) phase(%p)
+      dgemm.arrive full(%s) tx 16384
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait full(%s0) phase(%p0)
+    %f0 = dgemm.mma stage(%s0) : vector<64xf32>
+    %r:4 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %sum = %zero, %f = %f0, %s = %s0) -> (i32, vector<64xf32>, vector<64xf32>, i32) : i32 {
+      %k1 = arith.addi %k, %c1 : i32
+      %s1, %p1 = dgemm.stage %k1 of 4
+      dgemm.wait full(%s1) phase(%p1)
+      %f1 = dgemm.mma stage(%s1) : vector<64xf32>
+      dgemm.mma.wait pending(1)
+      %sum1 = dgemm.promote %f into %sum stage(%s) : vector<64xf32>
+      dgemm.proxy.fence
+      dgemm.arrive empty(%s)
+      scf.yield %k1, %sum1, %f1, %s1 : i32, vector<64xf32>, vector<64xf32>, i32
+    }
+    dgemm.mma.wait
+    %sum2 = dgemm.promote %r#2 into %r#1 stage(%r#3) : vector<64xf32>
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
