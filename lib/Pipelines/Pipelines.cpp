@@ -41,6 +41,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.perChunkEpilogue = options.perChunkEpilogue;
   convert.tmaReduceEpilogue = options.tmaReduceEpilogue;
   convert.redEpilogue = options.redEpilogue;
+  convert.redEpilogueMaxBlocks = options.redEpilogueMaxBlocks;
   convert.epilogueChunkCols = options.epilogueChunkCols;
   convert.prefetchCBlocks = options.prefetchCBlocks;
   convert.prefetchCMaxBlocks = options.prefetchCMaxBlocks;

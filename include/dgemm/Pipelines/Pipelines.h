@@ -69,6 +69,9 @@ struct DGemmPipelineOptions
   Option<bool> redEpilogue{
       *this, "red-epilogue",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
+  Option<int64_t> redEpilogueMaxBlocks{
+      *this, "red-epilogue-max-blocks",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
   Option<int64_t> epilogueChunkCols{
       *this, "epilogue-chunk-cols",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(16)};

@@ -65,9 +65,11 @@ public:
   KernelLowering(LLVM::LLVMFuncOp func, ConfigAttr config,
                  bool perChunkEpilogue, bool tmaReduceEpilogue,
                  int64_t epilogueChunkCols, int64_t prefetchCBlocks,
-                 int64_t prefetchCMaxBlocks, bool redEpilogue)
+                 int64_t prefetchCMaxBlocks, bool redEpilogue,
+                 int64_t redEpilogueMaxBlocks)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
+        redEpilogueMaxBlocks(redEpilogueMaxBlocks),
         tmaReduceEpilogue(tmaReduceEpilogue && layout.hasStaging),
         epilogueChunkCols(epilogueChunkCols), prefetchCBlocks(prefetchCBlocks),
         prefetchCMaxBlocks(prefetchCMaxBlocks) {}
@@ -194,6 +196,7 @@ private:
   struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
   void lowerPromote(PromoteOp op);
   void prefetchCPipelined(EpilogueOp op, scf::IfOp tile);
+  Value tileBlocks(EpilogueOp op);
   void lowerEpilogue(EpilogueOp op);
   void prefetchC(EpilogueOp op);
   void lowerPrefetchC(PrefetchCOp op);
@@ -208,6 +211,7 @@ private:
   MLIRContext *ctx;
   bool perChunkEpilogue;
   bool redEpilogue;
+  int64_t redEpilogueMaxBlocks;
   bool tmaReduceEpilogue;
   int64_t epilogueChunkCols;
   int64_t prefetchCBlocks;
@@ -716,6 +720,20 @@ void KernelLowering::lowerPromote(PromoteOp op) {
 /// blocks - prefetchCBlocks) (before the loop for prefetchCBlocks = 0), and
 /// only for tiles of at most prefetchCMaxBlocks blocks (0: every tile), whose
 /// epilogue is a large share of the tile's time.
+/// The number of 128-deep blocks of the tile `op` finishes, from the block
+/// loop(s) that feed it (dgemm-lower-to-kernel's structure); null if the
+/// structure is not recognized.
+Value KernelLowering::tileBlocks(EpilogueOp op) {
+  Value sum = op.getSums().front();
+  if (auto tile = sum.getDefiningOp<scf::IfOp>()) {
+    auto cmp = tile.getCondition().getDefiningOp<arith::CmpIOp>();
+    return cmp ? cmp.getLhs() : Value();
+  }
+  if (auto kloop = sum.getDefiningOp<scf::ForOp>())
+    return kloop.getUpperBound();
+  return Value();
+}
+
 void KernelLowering::prefetchC(EpilogueOp op) {
   if (auto tile = op.getSums().front().getDefiningOp<scf::IfOp>())
     return prefetchCPipelined(op, tile);
@@ -1011,7 +1029,13 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   // (red.global.add.v2.f32), so nothing of c is read into the SM and the
   // warps do not wait for it. Exactly one reduction reaches each element, so
   // d = d + sum is rounded once, as the register path rounds c + sum.
-  if (redEpilogue && !tmaReduceEpilogue) {
+  //
+  // With red-epilogue-max-blocks = B > 0 only tiles of at most B blocks take
+  // this path: on the H200 it made short tiles faster (their epilogue does not
+  // wait for c any more) and long ones slower (bench/NOTES.md).
+  Value blocks = redEpilogueMaxBlocks > 0 ? tileBlocks(op) : Value();
+  if (redEpilogue && !tmaReduceEpilogue &&
+      (redEpilogueMaxBlocks <= 0 || blocks)) {
     auto asInt = [&](KernelOp::Arg ptr) {
       return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(ptr))
           .getResult();
@@ -1019,6 +1043,11 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     Value inPlace =
         b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
                                asInt(KernelOp::PtrC), asInt(KernelOp::PtrD));
+    if (blocks)
+      inPlace = b.create<arith::AndIOp>(
+          loc, inPlace,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, blocks,
+                                  i32(b, loc, redEpilogueMaxBlocks)));
     auto split = b.create<scf::IfOp>(loc, inPlace, /*withElseRegion=*/true);
     auto reduce = [&](OpBuilder &t, bool guarded) {
       for (int i = 0; i < 2; ++i)
@@ -1385,7 +1414,7 @@ struct ConvertDGemmToNVVMPass
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
                                 prefetchCBlocks, prefetchCMaxBlocks,
-                                redEpilogue)
+                                redEpilogue, redEpilogueMaxBlocks)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

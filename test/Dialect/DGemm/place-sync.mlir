@@ -15,6 +15,7 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=overlap-promotion --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=OVERLAP
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=OVUNFENCED
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=overlap-promotion scale-register-budget=226" --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=OVHELD
 
 // NO-FENCE-NOT: dgemm.proxy.fence
 
@@ -228,3 +229,21 @@ dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // OVERLAP: dgemm.turn start
 
 // OVUNFENCED: releases a stage to the producer's async-proxy (TMA) writes while a generic-proxy read of it is not fenced
+
+// overlap-promotion with the scales in registers (when the sum, both
+// fragments and the scales fit the budget): the carried block's scales are
+// read before the next block's WGMMAs are issued, and its stage is released
+// as soon as the wait completes it, before the promotion.
+// OVHELD-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2
+// OVHELD: math(regs = 232)
+// OVHELD: dgemm.mma stage
+// OVHELD: scf.for {{.+}} iter_args({{.+}}, %[[F:[^ ]+]] = %{{[^ ]+}}, %[[S:[^ ]+]] = %{{[^ ]+}})
+// OVHELD: %[[S1:[^ ]+]], %[[P1:[^ ]+]] = dgemm.stage
+// OVHELD-NEXT: %[[SC:[^ ]+]] = dgemm.load_scales stage(%[[S]]) : vector<34xf32>
+// OVHELD-NEXT: dgemm.wait full(%[[S1]]) phase(%[[P1]])
+// OVHELD-NEXT: dgemm.mma stage(%[[S1]])
+// OVHELD-NEXT: dgemm.mma.wait pending(1)
+// OVHELD-NEXT: dgemm.proxy.fence
+// OVHELD-NEXT: dgemm.arrive empty(%[[S]])
+// OVHELD-NEXT: dgemm.promote %[[F]] into %{{[^ ]+}} scales(%[[SC]] : vector<34xf32>)
+

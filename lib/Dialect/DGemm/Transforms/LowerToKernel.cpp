@@ -460,8 +460,22 @@ private:
     Value zeros = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
     Type i32 = b.getI32Type();
-    auto promote = [&](Value sum, Value acc, Value stage) {
-      return b.create<PromoteOp>(loc, accType, sum, acc, Value(), stage, 0)
+    // A block's scales are read into registers before the next block's
+    // WGMMAs are issued when they fit next to the sum and both fragments:
+    // read during the promotion, they queue behind those WGMMAs' operand
+    // reads of shared memory.
+    int64_t width = 2 * accType.getNumElements();
+    bool hold = 3 * width / 2 + 2 + width / 4 <= scaleRegisterBudget;
+    auto scalesOf = [&](Value stage) -> Value {
+      if (!hold)
+        return Value();
+      return b.create<LoadScalesOp>(
+          loc, VectorType::get({2 + width / 4}, b.getF32Type()), stage, 0);
+    };
+    auto promote = [&](Value sum, Value acc, Value stage, Value scales) {
+      return b
+          .create<PromoteOp>(loc, accType, sum, acc, scales,
+                             scales ? Value() : stage, 0)
           .getResult();
     };
     auto any = b.create<scf::IfOp>(
@@ -484,11 +498,13 @@ private:
         Value kit = loop.getRegionIterArg(0), sum = loop.getRegionIterArg(1);
         Value f = loop.getRegionIterArg(2), s = loop.getRegionIterArg(3);
         Value s1 = stageOf(e, e.add(kit, e.i32(1)), nullptr);
+        Value sc = scalesOf(s);
         Value f1 = b.create<MmaOp>(loc, accType, s1, 0);
-        sum = promote(sum, f, s);
+        sum = promote(sum, f, s, sc);
         Value s2 = stageOf(e, e.add(kit, e.i32(2)), nullptr);
+        Value sc1 = scalesOf(s1);
         Value f2 = b.create<MmaOp>(loc, accType, s2, 0);
-        sum = promote(sum, f1, s1);
+        sum = promote(sum, f1, s1, sc1);
         b.create<scf::YieldOp>(
             loc, ValueRange{e.add(kit, e.i32(2)), sum, f2, s2});
       }
@@ -502,12 +518,14 @@ private:
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(&tail.getThenRegion().front());
         Value s1 = stageOf(e, e.add(kit, e.i32(1)), nullptr);
+        Value sc = scalesOf(s);
         Value f1 = b.create<MmaOp>(loc, accType, s1, 0);
-        Value sum = promote(loop.getResult(1), f, s);
-        sum = promote(sum, f1, s1);
+        Value sum = promote(loop.getResult(1), f, s, sc);
+        sum = promote(sum, f1, s1, scalesOf(s1));
         b.create<scf::YieldOp>(loc, sum);
         b.setInsertionPointToStart(&tail.getElseRegion().front());
-        b.create<scf::YieldOp>(loc, promote(loop.getResult(1), f, s));
+        b.create<scf::YieldOp>(
+            loc, promote(loop.getResult(1), f, s, scalesOf(s)));
       }
       b.create<scf::YieldOp>(
           loc, ValueRange{e.add(it, numKBlocks), tail.getResult(0)});

@@ -162,6 +162,10 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "the sum to d with red.global.add.v2.f32 (one reduction per "
            "element, in L2) instead of loading c; a separate c keeps the "
            "register path. tma-reduce-epilogue takes precedence">,
+    Option<"redEpilogueMaxBlocks", "red-epilogue-max-blocks", "int64_t", "0",
+           "With red-epilogue: only tiles of at most this many 128-deep "
+           "blocks reduce into d; longer ones take the register path "
+           "(0: every tile)">,
     Option<"epilogueChunkCols", "epilogue-chunk-cols", "int64_t", "16",
            "Columns each math warpgroup stages per barrier round of the TMA "
            "reduce-add epilogue (8 or 16); its 8 KiB of buffers hold "
