@@ -3,6 +3,7 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SLICES
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MC
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=8" --canonicalize | FileCheck %s --check-prefix=REDMAX
 
 // With cluster_m = 2: every empty barrier counts the 8 warps of both CTAs;
 // the CTAs of a cluster sync after barrier initialization; a release arrives
@@ -127,4 +128,16 @@
 // PER-THREAD: nvvm.mbarrier.arrive
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+
+// red-epilogue with red-epilogue-max-blocks: the reductions run only when c
+// is d and the tile's block count (the block loop's bound) is at most 8.
+// REDMAX: %[[D:.+]] = llvm.ptrtoint %arg7 : !llvm.ptr<1> to i64
+// REDMAX-NEXT: %[[C:.+]] = llvm.ptrtoint %arg8 : !llvm.ptr<1> to i64
+// REDMAX-NEXT: %[[SAME:.+]] = llvm.icmp "eq" %[[C]], %[[D]] : i64
+// REDMAX-NEXT: %[[SHORT:.+]] = arith.cmpi ule, %{{.+}}, %{{.+}} : i32
+// REDMAX-NEXT: %[[RED:.+]] = arith.andi %[[SAME]], %[[SHORT]] : i1
+// REDMAX-NEXT: scf.if %[[RED]] {
+// REDMAX: red.global.add.v2.f32
+// REDMAX: } else {
+// REDMAX: llvm.store
 
