@@ -52,6 +52,9 @@ struct DGemmPipelineOptions
   Option<int64_t> blocksPerTurn{
       *this, "blocks-per-turn",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(2)};
+  Option<int64_t> scalePrefixCols{
+      *this, "scale-prefix-cols",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(0)};
   Option<bool> overlapPromotion{
       *this, "overlap-promotion",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};

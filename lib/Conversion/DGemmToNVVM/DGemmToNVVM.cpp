@@ -667,16 +667,19 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   };
   Type f32 = b.getF32Type();
   // Either the registers dgemm.load_scales filled, or loads from the stage
-  // issued here, one sfb pair per 8 columns.
+  // issued here, one sfb pair per 8 columns, or registers for the first
+  // columns and loads for the rest.
   Value scales = op.getScales();
+  int64_t held =
+      scales ? llvm::cast<VectorType>(scales.getType()).getNumElements() : 0;
   std::optional<StageScales> st;
-  if (!scales)
+  if (op.getStage())
     st = stageScales(b, loc, op.getStage());
   Value pair;
   // Index idx of the slice's scales: 2 sfa, then sfb pairs of its 8-column
   // groups (j0, j0 + 1, ...).
   auto scaleAt = [&](int64_t idx) -> Value {
-    if (scales)
+    if (idx < held)
       return b.create<LLVM::ExtractElementOp>(loc, scales, i32(b, loc, idx));
     if (idx < 2)
       return st->sfaOf(b, loc, idx);

@@ -218,7 +218,7 @@ dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
   } math(regs = 232) {
     %s, %p = dgemm.stage %m of 4
     %acc = dgemm.mma stage(%s) : vector<64xf32>
-    // expected-error @+1 {{takes its scales either from 'scales' or from a 'stage', exactly one of them}}
+    // expected-error @+1 {{takes its scales from 'scales', from a 'stage', or the first columns' from 'scales' and the rest from a 'stage'; it has neither}}
     %r = dgemm.promote %acc into %acc : vector<64xf32>
   }
 }
@@ -357,3 +357,19 @@ dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
     %sc = dgemm.load_scales stage(%s) cols(96) : vector<18xf32>
   }
 }
+
+// -----
+
+dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %z = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %m of 4
+    %sc0 = dgemm.load_scales stage(%s) : vector<34xf32>
+    %acc = dgemm.mma stage(%s) : vector<64xf32>
+    // expected-error @+1 {{with a 'stage' for the other columns, 'scales' must hold 2 sfa values and the sfb pairs of fewer than all 16 8-column groups, got 34 values}}
+    %sc = dgemm.promote %acc into %acc scales(%sc0 : vector<34xf32>) stage(%s) : vector<64xf32>
+  }
+}
+

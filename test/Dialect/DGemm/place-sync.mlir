@@ -16,6 +16,7 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=OVUNFENCED
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=overlap-promotion scale-register-budget=226" --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=OVHELD
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=scale-prefix-cols=64 --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=PREFIX
 
 // NO-FENCE-NOT: dgemm.proxy.fence
 
@@ -246,4 +247,17 @@ dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // OVHELD-NEXT: dgemm.proxy.fence
 // OVHELD-NEXT: dgemm.arrive empty(%[[S]])
 // OVHELD-NEXT: dgemm.promote %[[F]] into %{{[^ ]+}} scales(%[[SC]] : vector<34xf32>)
+
+// scale-prefix-cols: the 192-wide tile's scales do not all fit the register
+// budget; those of its first 64 columns (2 sfa + 16 sfb) are read before the
+// WGMMAs, the rest during the promotion, after which the stage is released.
+// PREFIX-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2
+// PREFIX: math(regs = 232)
+// PREFIX: %[[SC:[^ ]+]] = dgemm.load_scales stage(%[[S:[^ ]+]]) : vector<18xf32>
+// PREFIX-NEXT: dgemm.turn wait
+// PREFIX-NEXT: %[[F:[^ ]+]] = dgemm.mma stage(%[[S]]) : vector<96xf32>
+// PREFIX-NEXT: dgemm.mma.wait
+// PREFIX: dgemm.promote %[[F]] into %{{[^ ]+}} scales(%[[SC]] : vector<18xf32>) stage(%[[S]])
+// PREFIX-NEXT: dgemm.proxy.fence
+// PREFIX-NEXT: dgemm.arrive empty(%[[S]])
 

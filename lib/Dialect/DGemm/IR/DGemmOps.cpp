@@ -273,19 +273,26 @@ void LoadScalesOp::getResourceAccesses(
 }
 
 LogicalResult PromoteOp::verify() {
-  if (bool(getScales()) == bool(getStage()))
-    return emitOpError("takes its scales either from 'scales' or from a "
-                       "'stage', exactly one of them");
+  if (!getScales() && !getStage())
+    return emitOpError("takes its scales from 'scales', from a 'stage', or "
+                       "the first columns' from 'scales' and the rest from "
+                       "a 'stage'; it has neither");
   int64_t width = 2 * cast<VectorType>(getAcc().getType()).getNumElements();
   if (failed(verifySlice(*this, getColOffset(), width)))
     return failure();
   if (Value scales = getScales()) {
-    // Two sfa rows, then one sfb pair per 8-column group of the slice.
+    // Two sfa rows, then one sfb pair per 8-column group of the slice (or,
+    // with a stage for the rest, of its first columns).
     int64_t len = cast<VectorType>(scales.getType()).getNumElements();
-    if (len != 2 + width / 4)
+    if (!getStage() && len != 2 + width / 4)
       return emitOpError("'scales' must hold 2 sfa and ")
              << width / 4 << " sfb values for a " << width
              << "-column slice, got " << len << " values";
+    if (getStage() && (len < 4 || len >= 2 + width / 4 || (len - 2) % 2))
+      return emitOpError("with a 'stage' for the other columns, 'scales' "
+                         "must hold 2 sfa values and the sfb pairs of fewer "
+                         "than all ")
+             << width / 8 << " 8-column groups, got " << len << " values";
     auto load = scales.getDefiningOp<LoadScalesOp>();
     if (load && load.getColOffset() != getColOffset())
       return emitOpError("'scales' were loaded for columns from ")

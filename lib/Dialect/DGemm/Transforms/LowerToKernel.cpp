@@ -127,14 +127,14 @@ public:
                 int64_t mmaSlices, bool scalesBeforeMma,
                 bool alternateWarpgroups, bool passAfterIssue,
                 bool prefetchNextC, int64_t rasterBandM, int64_t blocksPerTurn,
-                bool overlapPromotion)
+                bool overlapPromotion, int64_t scalePrefixCols)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
         alternateWarpgroups(alternateWarpgroups),
         passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
         rasterBandM(rasterBandM), blocksPerTurn(blocksPerTurn),
-        overlapPromotion(overlapPromotion) {}
+        overlapPromotion(overlapPromotion), scalePrefixCols(scalePrefixCols) {}
 
   /// Whether the kernel promotes each block while the next block's WGMMAs
   /// run (overlap-promotion): one column slice whose second fragment fits
@@ -319,6 +319,13 @@ private:
       if (early.back())
         regs += w / 4;
     }
+    // A single slice whose scales do not all fit may hold those of its first
+    // columns (scale-prefix-cols, a multiple of 8), read with the others'
+    // before the WGMMAs; the rest are read during the promotion.
+    int64_t prefix = 0;
+    if (widths.size() == 1 && !early.front() && scalePrefixCols > 0)
+      prefix = std::min<int64_t>(llvm::alignDown(scalePrefixCols, 8),
+                                 widths.front() - 8);
     // With two math warpgroups on the same stage, they take turns on the
     // tensor cores: one's WGMMAs run while the other promotes.
     // With the promotion overlapped each warpgroup keeps its own WGMMAs
@@ -380,12 +387,14 @@ private:
       if (per != 1)
         held.assign(held.size(), false);
       SmallVector<Value> scales(widths.size());
+      int64_t part = per == 1 ? prefix : 0;
       auto loadScales = [&] {
         for (auto [i, w] : llvm::enumerate(widths))
-          if (held[i])
+          if (held[i] || part)
             scales[i] = b.create<LoadScalesOp>(
-                loc, VectorType::get({2 + w / 4}, b.getF32Type()), stages[0],
-                offsets[i]);
+                loc, VectorType::get({2 + (held[i] ? w : part) / 4},
+                                     b.getF32Type()),
+                stages[0], offsets[i]);
       };
       if (scalesBeforeMma)
         loadScales();
@@ -407,7 +416,7 @@ private:
       for (int64_t j = 0; j < per; ++j)
         for (auto [i, acc] : llvm::enumerate(accs[j]))
           sums[i] = b.create<PromoteOp>(loc, acc.getType(), sums[i], acc,
-                                        scales[i],
+                                        j == 0 ? scales[i] : Value(),
                                         held[i] ? Value() : stages[j],
                                         offsets[i]);
       SmallVector<Value> yields = {next};
@@ -549,6 +558,7 @@ private:
   int64_t rasterBandM;
   int64_t blocksPerTurn;
   bool overlapPromotion;
+  int64_t scalePrefixCols;
 };
 
 struct LowerToKernelPass
@@ -593,7 +603,7 @@ struct LowerToKernelPass
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
                       scalesBeforeMma, alternateWarpgroups, passAfterIssue,
                       prefetchNextC, rasterBandM, blocksPerTurn,
-                      overlapPromotion)
+                      overlapPromotion, scalePrefixCols)
             .build();
         ++numKernels;
       }

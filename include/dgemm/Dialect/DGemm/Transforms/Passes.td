@@ -50,6 +50,11 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
            "Registers a math thread may hold for its WGMMA fragment, FP32 sum "
            "and a block's scales at once; tiles that need more read the "
            "scales during the promotion and release the stage after it">,
+    Option<"scalePrefixCols", "scale-prefix-cols", "int64_t", "0",
+           "For a one-block-per-turn tile whose scales exceed "
+           "scale-register-budget: hold the scales of this many first "
+           "columns (a multiple of 8) in registers, read before the WGMMAs, "
+           "and read the rest during the promotion (0: none)">,
     Option<"mmaSlices", "mma-slices", "int", "1",
            "Column slices each block product is split into (one WGMMA commit "
            "group each), so that the promotion of a slice overlaps the "
