@@ -308,7 +308,9 @@ def DGemm_PromoteOp : DGemm_Op<"promote",
     result = sum + acc * sfa[row] * sfb[col]. The scales come either from
     dgemm.load_scales (`scales`, registers, of the same columns), or are
     read here from stage `stage` by ordinary shared-memory loads, one pair at
-    a time, when holding them all would not fit the register budget.
+    a time, when holding them all would not fit the register budget, or
+    both: `scales` holds the sfa values and the sfb pairs of the first
+    columns, and the rest are read from `stage`.
     `col_offset` is the first tile column of `acc` (see dgemm.mma), which
     selects the sfb columns.
   }];
