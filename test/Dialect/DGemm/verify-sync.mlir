@@ -803,3 +803,48 @@ dgemm.kernel @carried_tail_unreleased config <block_m = 128, block_n = 128, bloc
     %sum2 = dgemm.promote %r#2 into %r#1 stage(%r#3) : vector<64xf32>
   } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
+
+// -----
+
+// A release on only one path of an scf.if (here: no else branch) does not
+// count: the stage the loop hands out may never be released.
+dgemm.kernel @carried_tail_released_on_one_path config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  // expected-error @+1 {{a stage acquired in this block is never released: the producer would wait forever}}
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait empty(%s) phase(%p)
+      dgemm.arrive full(%s) tx 16384
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait full(%s0) phase(%p0)
+    %f0 = dgemm.mma stage(%s0) : vector<64xf32>
+    %r:4 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %sum = %zero, %f = %f0, %s = %s0) -> (i32, vector<64xf32>, vector<64xf32>, i32) : i32 {
+      %k1 = arith.addi %k, %c1 : i32
+      %s1, %p1 = dgemm.stage %k1 of 4
+      dgemm.wait full(%s1) phase(%p1)
+      %f1 = dgemm.mma stage(%s1) : vector<64xf32>
+      dgemm.mma.wait pending(1)
+      %sum1 = dgemm.promote %f into %sum stage(%s) : vector<64xf32>
+      dgemm.proxy.fence
+      dgemm.arrive empty(%s)
+      scf.yield %k1, %sum1, %f1, %s1 : i32, vector<64xf32>, vector<64xf32>, i32
+    }
+    %cond = arith.cmpi sgt, %n, %c0 : i32
+    scf.if %cond {
+      dgemm.mma.wait
+      %sum2 = dgemm.promote %r#2 into %r#1 stage(%r#3) : vector<64xf32>
+      dgemm.proxy.fence
+      dgemm.arrive empty(%r#3)
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}

@@ -139,7 +139,16 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
           return failure();
       } else if (op.getNumRegions() != 0) {
         // The region inherits what is in flight (and the stages it reads);
-        // stages already read to the end stay the parent's to release.
+        // stages already read to the end stay the parent's to release. Only
+        // an scf.if whose every path is a block can take that over.
+        bool inFlight = !st.pendingStages.empty() || !st.pendingAccs.empty();
+        if (inFlight &&
+            (!isa<scf::IfOp>(op) || llvm::any_of(op.getRegions(), [](Region &r) {
+              return r.empty();
+            })))
+          return op.emitOpError("is entered with WGMMA work in flight, which "
+                                "only an scf.if with both branches (or an "
+                                "scf.for iter_arg) can take over");
         MathState inherited;
         inherited.numGroups = st.numGroups;
         inherited.pendingAccs = st.pendingAccs;
@@ -221,6 +230,15 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     // What this block hands on still in flight: for a loop body, the
     // carried iter_args; nothing otherwise.
     llvm::SmallDenseSet<Value> handedOn;
+    if (inLoop) {
+      auto yield = cast<scf::YieldOp>(block.getTerminator());
+      for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
+        if (!llvm::is_contained(carried, pos) &&
+            (st.pendingAccs.count(v) || st.pendingStages.count(v)))
+          return yield.emitOpError("iter_arg #")
+                 << pos << " is yielded with an asynchronous access in "
+                 << "flight but enters the loop complete";
+    }
     if (inLoop && !carried.empty()) {
       auto yield = cast<scf::YieldOp>(block.getTerminator());
       unsigned oldest = st.numGroups;
@@ -238,12 +256,6 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
         oldest = std::min(oldest, *gr);
         handedOn.insert(v);
       }
-      for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
-        if (!llvm::is_contained(carried, pos) &&
-            (st.pendingAccs.count(v) || st.pendingStages.count(v)))
-          return yield.emitOpError("iter_arg #")
-                 << pos << " is yielded with an asynchronous access in "
-                 << "flight but enters the loop complete";
       // Groups older than the carried ones complete here; the carried ones
       // must be the newest, so that the next iteration can count them.
       bool older = false;

@@ -245,6 +245,11 @@ private:
       } else if (op.getNumRegions() != 0) {
         // Stages the parent holds that every block of the region releases.
         std::optional<llvm::SmallDenseSet<Value>> releasedInAll;
+        // A region without a block (an scf.if without else) is a path that
+        // releases nothing.
+        if (llvm::any_of(op.getRegions(),
+                         [](Region &r) { return r.empty(); }))
+          releasedInAll.emplace();
         for (Region &region : op.getRegions())
           for (Block &nested : region) {
             MathState inner = st;

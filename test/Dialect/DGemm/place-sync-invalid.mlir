@@ -1,0 +1,57 @@
+// RUN: dgemm-opt %s -split-input-file --dgemm-place-sync -verify-diagnostics
+// Schedules whose in-flight WGMMA work dgemm-place-sync cannot carry: it
+// rejects them with the reason instead of placing a wrong wait.
+
+// An scf.if without an else branch cannot take over a fragment in flight:
+// on the path that skips it nobody would wait for the WGMMA or release the
+// stage.
+dgemm.kernel @if_without_else config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    %f0 = dgemm.mma stage(%s0) : vector<64xf32>
+    %cond = arith.cmpi sgt, %n, %c0 : i32
+    // expected-error @+1 {{'scf.if' op is entered with WGMMA work in flight, which only an scf.if with both branches (or an scf.for iter_arg) can take over}}
+    scf.if %cond {
+      %sum = dgemm.promote %f0 into %zero stage(%s0) : vector<64xf32>
+    }
+  }
+}
+
+// -----
+
+// The fragment a loop iteration leaves in flight must enter the loop in
+// flight too (fed by a pending value), or the next iteration could not count
+// its commit group.
+dgemm.kernel @carried_from_nothing config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %r:2 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %f = %zero) -> (i32, vector<64xf32>) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      %f1 = dgemm.mma stage(%s) : vector<64xf32>
+      %k1 = arith.addi %k, %c1 : i32
+      // expected-error @+1 {{'scf.yield' op iter_arg #1 is yielded with an asynchronous access in flight but enters the loop complete}}
+      scf.yield %k1, %f1 : i32, vector<64xf32>
+    }
+  }
+}
