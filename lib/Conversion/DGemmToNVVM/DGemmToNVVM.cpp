@@ -1409,6 +1409,12 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
+      if (redEpilogueMaxBlocks < 0) {
+        kernel.emitOpError("red-epilogue-max-blocks must be >= 0 (0: every "
+                           "tile), got ")
+            << static_cast<int64_t>(redEpilogueMaxBlocks);
+        return signalPassFailure();
+      }
       if (epilogueChunkCols != 8 && epilogueChunkCols != 16) {
         kernel.emitOpError("epilogue-chunk-cols must be 8 or 16, got ")
             << static_cast<int64_t>(epilogueChunkCols);

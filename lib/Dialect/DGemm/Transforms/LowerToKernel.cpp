@@ -324,8 +324,7 @@ private:
     // before the WGMMAs; the rest are read during the promotion.
     int64_t prefix = 0;
     if (widths.size() == 1 && !early.front() && scalePrefixCols > 0)
-      prefix = std::min<int64_t>(llvm::alignDown(scalePrefixCols, 8),
-                                 widths.front() - 8);
+      prefix = std::min<int64_t>(scalePrefixCols, widths.front() - 8);
     // With two math warpgroups on the same stage, they take turns on the
     // tensor cores: one's WGMMAs run while the other promotes.
     // With the promotion overlapped each warpgroup keeps its own WGMMAs
@@ -416,7 +415,7 @@ private:
       for (int64_t j = 0; j < per; ++j)
         for (auto [i, acc] : llvm::enumerate(accs[j]))
           sums[i] = b.create<PromoteOp>(loc, acc.getType(), sums[i], acc,
-                                        j == 0 ? scales[i] : Value(),
+                                        scales[i],
                                         held[i] ? Value() : stages[j],
                                         offsets[i]);
       SmallVector<Value> yields = {next};
@@ -569,6 +568,12 @@ struct LowerToKernelPass
       getOperation().emitError("dgemm-lower-to-kernel: raster-band-m must be "
                                ">= 0 (0: row order), got ")
           << static_cast<int64_t>(rasterBandM);
+      return signalPassFailure();
+    }
+    if (scalePrefixCols < 0 || scalePrefixCols % 8 != 0) {
+      getOperation().emitError("dgemm-lower-to-kernel: scale-prefix-cols must "
+                               "be a non-negative multiple of 8, got ")
+          << static_cast<int64_t>(scalePrefixCols);
       return signalPassFailure();
     }
     if (blocksPerTurn != 1 && blocksPerTurn != 2) {
