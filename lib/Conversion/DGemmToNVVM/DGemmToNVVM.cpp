@@ -1031,7 +1031,8 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   // In place (c == d): each chunk is added to d by a vector reduction in L2
   // (red.global.add.v2.f32), so nothing of c is read into the SM and the
   // warps do not wait for it. Exactly one reduction reaches each element, so
-  // d = d + sum is rounded once, as the register path rounds c + sum.
+  // d + sum is rounded once and the result is deterministic (subnormal values
+  // may be flushed, which the register path does not do).
   //
   // With red-epilogue-max-blocks = B > 0 only tiles of at most B blocks take
   // this path: on the H200 it made short tiles faster (their epilogue does not
