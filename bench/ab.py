@@ -21,6 +21,7 @@ import argparse
 import os
 import statistics
 import sys
+import time
 
 import torch
 
@@ -43,6 +44,8 @@ def main() -> int:
     if len(args.bundles) < 2:
         parser.error("give at least two bundle directories")
     flush = torch.empty(bench.L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    khz = getattr(torch.cuda.get_device_properties(0), "clock_rate", 0) or 1980000
+    cycles_per_us = khz / 1000.0
     specs = []   # (directory, {variable: value})
     for spec in args.bundles:
         path, _, overrides = spec.partition("@")
@@ -93,11 +96,20 @@ def main() -> int:
             dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, ds[i], ks, kt,
                                                   c if args.separate_c else ds[i])
 
+        host_us = 0.0
         for i in range(len(args.bundles)):   # warm-up, module load, and the bitwise check
-            for _ in range(3):
+            for w in range(3):
                 ds[i].copy_(c)
+                t0 = time.perf_counter()
                 call(i)
+                if w > 0:
+                    host_us = max(host_us, (time.perf_counter() - t0) * 1e6)
         torch.cuda.synchronize()
+        # The GPU sleeps well past the host's enqueue time of a call (measured above), so
+        # the start event never waits on the host. (With a fixed ~100 us sleep, two device
+        # calls timed the 51 us seed shape at 70-116 us for every bundle, which a host
+        # slower than the sleep would explain; not verified.)
+        sleep_cycles = int(max(200.0, 3.0 * host_us + 50.0) * cycles_per_us)
         for i in range(1, len(args.bundles)):
             if not torch.equal(ds[i], ds[0]):
                 print(f"!! {shape.name()}: {names[i]} differs from {names[0]}")
@@ -113,9 +125,9 @@ def main() -> int:
             for i in [(r + j) % nb for j in range(nb)]:
                 flush.zero_()
                 s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                # The host enqueues the call while the GPU sleeps (~100 us), so the start
-                # event does not wait on the host.
-                torch.cuda._sleep(200000)
+                # The host enqueues the call while the GPU sleeps, so the start event does
+                # not wait on the host.
+                torch.cuda._sleep(sleep_cycles)
                 s.record()
                 call(i)
                 e.record()
