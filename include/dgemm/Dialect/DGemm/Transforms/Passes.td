@@ -105,6 +105,10 @@ def DGemmPlaceSync : Pass<"dgemm-place-sync", "ModuleOp"> {
     - before each generic write of a descriptor slot, a drain of the loads
       that may still read it, and after it the tensormap release/acquire pair;
     and records the barriers' arrival counts on the warp_specialize op.
+    WGMMA work still in flight may be carried from one loop iteration to the
+    next through scf.for iter_args, and into both branches of an scf.if
+    (docs/Synchronization.md); other regions entered with work in flight are
+    rejected.
   }];
   let options = [
     Option<"releasePerThread", "release-per-thread", "bool", "false",
