@@ -195,7 +195,6 @@ private:
   void lowerLoadScales(LoadScalesOp op);
   struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
   void lowerPromote(PromoteOp op);
-  void prefetchCPipelined(EpilogueOp op, scf::IfOp tile);
   Value tileBlocks(EpilogueOp op);
   void lowerEpilogue(EpilogueOp op);
   void prefetchC(EpilogueOp op);
@@ -716,13 +715,6 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     cast.erase();
 }
 
-/// Prefetches the tile's c (= d when accumulating in place) into L2 while the
-/// block loop runs, so that the epilogue's reads (or the TMA reduce-adds)
-/// find it there: every math thread prefetches a few of its warpgroup's
-/// 128-byte lines, at the start of the block loop's iteration max(0,
-/// blocks - prefetchCBlocks) (before the loop for prefetchCBlocks = 0), and
-/// only for tiles of at most prefetchCMaxBlocks blocks (0: every tile), whose
-/// epilogue is a large share of the tile's time.
 /// The number of 128-deep blocks of the tile `op` finishes, from the block
 /// loop(s) that feed it (dgemm-lower-to-kernel's structure); null if the
 /// structure is not recognized.
@@ -737,43 +729,34 @@ Value KernelLowering::tileBlocks(EpilogueOp op) {
   return Value();
 }
 
+/// Prefetches the tile's c (= d when accumulating in place) into L2 while the
+/// block loop runs, so that the epilogue's reads (or the TMA reduce-adds)
+/// find it there: every math thread prefetches a few of its warpgroup's
+/// 128-byte lines when block max(0, blocks - prefetchCBlocks) is issued
+/// (when the tile starts for prefetchCBlocks = 0), and only for tiles of at
+/// most prefetchCMaxBlocks blocks (0: every tile), whose epilogue is a large
+/// share of the tile's time.
+///
+/// The block loops say which blocks they issue (`dgemm.first_block` = [per,
+/// first]: iteration i issues blocks per * i + first onwards, blocks before
+/// `first` are issued before the loop); the prefetch goes into the iteration
+/// that issues block `at`, or before the loop if that block is issued there.
 void KernelLowering::prefetchC(EpilogueOp op) {
-  if (auto tile = op.getSums().front().getDefiningOp<scf::IfOp>())
-    return prefetchCPipelined(op, tile);
-  auto kloop = op.getSums().front().getDefiningOp<scf::ForOp>();
-  if (!kloop)
+  Value numBlocks = tileBlocks(op);
+  SmallVector<scf::ForOp> loops;
+  for (Operation &prev : *op->getBlock()) {
+    if (&prev == op.getOperation())
+      break;
+    prev.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr("dgemm.first_block"))
+        loops.push_back(loop);
+    });
+  }
+  if (!numBlocks || loops.empty())
     return;
-  Value numBlocks = kloop.getUpperBound();
-  // With two blocks per turn the block loop is a loop over pairs of blocks
-  // (iteration i: blocks 2i and 2i + 1) whose results start the loop over
-  // the odd last block; the prefetch goes into whichever runs block `at`.
-  SmallVector<std::pair<scf::ForOp, int64_t>> loops;
-  if (auto pairs = kloop.getInitArgs().front().getDefiningOp<scf::ForOp>())
-    loops.push_back({pairs, 2});
-  loops.push_back({kloop, 1});
   Location loc = op.getLoc();
-  for (auto [loop, per] : loops) {
-    OpBuilder b(loop);
-    Value cond;
-    if (prefetchCBlocks > 0) {
-      b.setInsertionPointToStart(loop.getBody());
-      Value at = b.create<arith::MaxSIOp>(
-          loc,
-          b.create<arith::SubIOp>(loc, numBlocks,
-                                  i32(b, loc, prefetchCBlocks)),
-          i32(b, loc, 0));
-      Value first = loop.getInductionVar();
-      if (per != 1)
-        first = b.create<arith::MulIOp>(loc, first, i32(b, loc, per));
-      cond = b.create<arith::AndIOp>(
-          loc,
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, at, first),
-          b.create<arith::CmpIOp>(
-              loc, arith::CmpIPredicate::ult, at,
-              b.create<arith::AddIOp>(loc, first, i32(b, loc, per))));
-    } else if (loop != loops.front().first) {
-      continue; // prefetched once, before the first loop
-    }
+  // Prefetches under `cond` (none: always) at `b`'s insertion point.
+  auto prefetchAt = [&](OpBuilder &b, Value cond) {
     if (prefetchCMaxBlocks > 0) {
       Value shortTile =
           b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, numBlocks,
@@ -786,69 +769,42 @@ void KernelLowering::prefetchC(EpilogueOp op) {
       b.setInsertionPoint(when.thenBlock()->getTerminator());
     }
     emitPrefetch(b, loc, op.getGroup(), op.getMBlock(), op.getNBlock());
-  }
-}
-
-/// The same for a tile whose promotions overlap the next block's WGMMAs
-/// (dgemm-lower-to-kernel overlap-promotion): `tile` runs when the tile has
-/// blocks (its condition is blocks > 0); in it block 0 is issued before the
-/// loop marked `dgemm.first_block` = [2, 1], whose iteration i issues blocks
-/// 2i + 1 and 2i + 2. The prefetch goes before the loop when block `at` is
-/// block 0, else into the iteration that issues it.
-void KernelLowering::prefetchCPipelined(EpilogueOp op, scf::IfOp tile) {
-  auto cmp = tile.getCondition().getDefiningOp<arith::CmpIOp>();
-  scf::ForOp loop;
-  tile.getThenRegion().walk([&](scf::ForOp f) {
-    if (f->hasAttr("dgemm.first_block"))
-      loop = f;
-  });
-  if (!cmp || !loop)
-    return;
-  Value numBlocks = cmp.getLhs();
-  Location loc = op.getLoc();
-  auto at = [&](OpBuilder &b) -> Value {
+  };
+  auto blockAt = [&](OpBuilder &b) -> Value {
     return b.create<arith::MaxSIOp>(
         loc,
-        b.create<arith::SubIOp>(loc, numBlocks,
-                                i32(b, loc, std::max<int64_t>(0,
-                                                              prefetchCBlocks))),
+        b.create<arith::SubIOp>(loc, numBlocks, i32(b, loc, prefetchCBlocks)),
         i32(b, loc, 0));
   };
-  auto guarded = [&](OpBuilder &b, Value cond) {
-    if (prefetchCMaxBlocks > 0)
-      cond = b.create<arith::AndIOp>(
-          loc, cond,
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, numBlocks,
-                                  i32(b, loc, prefetchCMaxBlocks)));
-    auto when = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
-    OpBuilder tb = when.getThenBodyBuilder();
-    emitPrefetch(tb, loc, op.getGroup(), op.getMBlock(), op.getNBlock());
-  };
-  {
-    OpBuilder b(&tile.getThenRegion().front(),
-                tile.getThenRegion().front().begin());
-    Value cond = prefetchCBlocks == 0
-                     ? b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1)
-                           .getResult()
-                     : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                               at(b), i32(b, loc, 0))
-                           .getResult();
-    guarded(b, cond);
+  if (prefetchCBlocks == 0) { // once, before the first loop
+    OpBuilder b(loops.front());
+    prefetchAt(b, Value());
+    return;
   }
-  if (prefetchCBlocks > 0) {
+  for (scf::ForOp loop : loops) {
+    auto shape = loop->getAttrOfType<ArrayAttr>("dgemm.first_block");
+    int64_t per = cast<IntegerAttr>(shape[0]).getInt();
+    int64_t first = cast<IntegerAttr>(shape[1]).getInt();
+    if (first > 0) {
+      OpBuilder b(loop);
+      prefetchAt(b, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                            blockAt(b), i32(b, loc, first)));
+    }
     OpBuilder b(loop.getBody(), loop.getBody()->begin());
-    Value first = b.create<arith::AddIOp>(
-        loc,
-        b.create<arith::MulIOp>(loc, loop.getInductionVar(), i32(b, loc, 2)),
-        i32(b, loc, 1));
-    Value a = at(b);
-    guarded(b, b.create<arith::AndIOp>(
-                   loc,
-                   b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, a,
-                                           first),
-                   b.create<arith::CmpIOp>(
-                       loc, arith::CmpIPredicate::ult, a,
-                       b.create<arith::AddIOp>(loc, first, i32(b, loc, 2)))));
+    Value at = blockAt(b);
+    Value from = loop.getInductionVar();
+    if (per != 1)
+      from = b.create<arith::MulIOp>(loc, from, i32(b, loc, per));
+    if (first != 0)
+      from = b.create<arith::AddIOp>(loc, from, i32(b, loc, first));
+    prefetchAt(b, b.create<arith::AndIOp>(
+                      loc,
+                      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge,
+                                              at, from),
+                      b.create<arith::CmpIOp>(
+                          loc, arith::CmpIPredicate::ult, at,
+                          b.create<arith::AddIOp>(loc, from,
+                                                  i32(b, loc, per)))));
   }
 }
 
@@ -1013,17 +969,21 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
             ptrAt(sb, KernelOp::PtrD, offs[k]), /*align=*/8);
       }
   };
-  // In place (c == d): TMA reduce-add through shared memory; the register
-  // path below stays for a separate c.
-  if (tmaReduceEpilogue) {
+  // Whether c and d are the same tensor (accumulate in place).
+  auto inPlaceCond = [&]() -> Value {
     auto asInt = [&](KernelOp::Arg ptr) {
       return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(ptr))
           .getResult();
     };
-    Value inPlace =
-        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                               asInt(KernelOp::PtrC), asInt(KernelOp::PtrD));
-    auto split = b.create<scf::IfOp>(loc, inPlace, /*withElseRegion=*/true);
+    return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                  asInt(KernelOp::PtrC),
+                                  asInt(KernelOp::PtrD));
+  };
+  // In place (c == d): TMA reduce-add through shared memory; the register
+  // path below stays for a separate c.
+  if (tmaReduceEpilogue) {
+    auto split =
+        b.create<scf::IfOp>(loc, inPlaceCond(), /*withElseRegion=*/true);
     OpBuilder rb = split.getThenBodyBuilder();
     reduceEpilogue(rb, loc, op, mine);
     b.setInsertionPoint(split.elseBlock()->getTerminator());
@@ -1040,13 +1000,7 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   Value blocks = redEpilogueMaxBlocks > 0 ? tileBlocks(op) : Value();
   if (redEpilogue && !tmaReduceEpilogue &&
       (redEpilogueMaxBlocks <= 0 || blocks)) {
-    auto asInt = [&](KernelOp::Arg ptr) {
-      return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(ptr))
-          .getResult();
-    };
-    Value inPlace =
-        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                               asInt(KernelOp::PtrC), asInt(KernelOp::PtrD));
+    Value inPlace = inPlaceCond();
     if (blocks)
       inPlace = b.create<arith::AndIOp>(
           loc, inPlace,
@@ -1349,6 +1303,8 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
   lowerEach([&](EpilogueOp op) { lowerEpilogue(op); });
   lowerEach([&](PrefetchCOp op) { lowerPrefetchC(op); });
   lowerEach([&](StageOp op) { lowerStage(op); });
+  // The block-loop marks served the c prefetch's placement.
+  func.walk([](scf::ForOp loop) { loop->removeAttr("dgemm.first_block"); });
   WalkResult left = func.walk([&](Operation *op) {
     if (isa<DGemmDialect>(op->getDialect())) {
       op->emitOpError("cannot be lowered to NVVM");

@@ -136,12 +136,24 @@ public:
         rasterBandM(rasterBandM), blocksPerTurn(blocksPerTurn),
         overlapPromotion(overlapPromotion), scalePrefixCols(scalePrefixCols) {}
 
+  /// Whether a second WGMMA fragment fits the registers next to the first
+  /// and the FP32 sum (3 x block_n / 2 values per thread at most 192).
+  static bool secondFragmentFits(ConfigAttr config) {
+    return 3 * config.getBlockN() / 2 <= 192;
+  }
+
   /// Whether the kernel promotes each block while the next block's WGMMAs
-  /// run (overlap-promotion): one column slice whose second fragment fits
-  /// the registers next to the sum (3 x block_n / 2 values at most 192).
+  /// run (overlap-promotion): one column slice with room for two fragments.
   static bool overlaps(ConfigAttr config, bool requested, int64_t slices) {
-    return requested && 3 * config.getBlockN() / 2 <= 192 &&
+    return requested && secondFragmentFits(config) &&
            sliceWidths(config.getBlockN(), slices).size() == 1;
+  }
+
+  /// Records on a block loop which blocks its iteration i issues: `per`
+  /// blocks from per * i + `first` (convert-dgemm-to-nvvm places the c
+  /// prefetch by it).
+  void markBlockLoop(scf::ForOp loop, int64_t per, int64_t first) {
+    loop->setAttr("dgemm.first_block", b.getI64ArrayAttr({per, first}));
   }
 
   /// Column widths of the slices a block product is split into: `slices`
@@ -423,24 +435,28 @@ private:
       b.create<scf::YieldOp>(loc, yields);
     };
     // Two blocks per turn only where the second set of fragments fits the
-    // registers (3 x block_n / 2 FP32 values per thread at most 192), and
-    // with two math warpgroups (the layout measured; bench/NOTES.md).
-    int64_t per = blocksPerTurn == 2 && 3 * config.getBlockN() / 2 <= 192 &&
+    // registers, and with two math warpgroups (the layout measured;
+    // bench/NOTES.md).
+    int64_t per = blocksPerTurn == 2 && secondFragmentFits(config) &&
                           config.getMathWarpgroups() == 2
                       ? 2
                       : 1;
     scf::ForOp kloop;
     if (per == 1) {
       kloop = b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1), init);
+      markBlockLoop(kloop, 1, 0);
       emitBlocks(kloop, 1);
     } else {
       // Pairs of blocks, then the odd block if there is one.
       Value pairs = e.div(numKBlocks, e.i32(2));
       auto pairLoop =
           b.create<scf::ForOp>(loc, e.i32(0), pairs, e.i32(1), init);
+      markBlockLoop(pairLoop, 2, 0);
       emitBlocks(pairLoop, 2);
+      // The induction variable of the loop over the odd block is the block.
       kloop = b.create<scf::ForOp>(loc, e.mul(pairs, e.i32(2)), numKBlocks,
                                    e.i32(1), pairLoop.getResults());
+      markBlockLoop(kloop, 1, 0);
       emitBlocks(kloop, 1);
     }
     b.create<EpilogueOp>(loc, kloop.getResults().drop_front(), g, mb, nb);
@@ -497,9 +513,9 @@ private:
       Value pairs = e.div(e.sub(numKBlocks, e.i32(1)), e.i32(2));
       auto loop = b.create<scf::ForOp>(loc, e.i32(0), pairs, e.i32(1),
                                        ValueRange{it, zeros, f0, s0});
-      // Iteration i issues blocks 2i + 1 and 2i + 2 (convert-dgemm-to-nvvm
-      // places the c prefetch by this).
-      loop->setAttr("dgemm.first_block", b.getI64ArrayAttr({2, 1}));
+      // Iteration i issues blocks 2i + 1 and 2i + 2; block 0 is issued
+      // before the loop.
+      markBlockLoop(loop, 2, 1);
       {
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(loop.getBody());

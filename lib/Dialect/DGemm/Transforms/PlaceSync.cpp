@@ -110,6 +110,15 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     unsigned numGroups = 0;
     llvm::MapVector<Value, Operation *> releaseAfter;
     llvm::SmallDenseSet<Value> genericRead;
+
+    /// The commit group of `v`'s async access still in flight, if any.
+    std::optional<unsigned> groupOf(Value v) const {
+      if (auto it = pendingAccs.find(v); it != pendingAccs.end())
+        return it->second;
+      if (auto it = pendingStages.find(v); it != pendingStages.end())
+        return it->second;
+      return std::nullopt;
+    }
   };
 
   /// Math role: wait for a stage's full barrier before its first read; wait
@@ -230,25 +239,19 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     // What this block hands on still in flight: for a loop body, the
     // carried iter_args; nothing otherwise.
     llvm::SmallDenseSet<Value> handedOn;
-    if (inLoop) {
-      auto yield = cast<scf::YieldOp>(block.getTerminator());
+    auto yield = inLoop ? cast<scf::YieldOp>(block.getTerminator())
+                        : scf::YieldOp();
+    if (yield)
       for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
-        if (!llvm::is_contained(carried, pos) &&
-            (st.pendingAccs.count(v) || st.pendingStages.count(v)))
+        if (!llvm::is_contained(carried, pos) && st.groupOf(v))
           return yield.emitOpError("iter_arg #")
                  << pos << " is yielded with an asynchronous access in "
                  << "flight but enters the loop complete";
-    }
-    if (inLoop && !carried.empty()) {
-      auto yield = cast<scf::YieldOp>(block.getTerminator());
+    if (yield && !carried.empty()) {
       unsigned oldest = st.numGroups;
       for (unsigned pos : carried) {
         Value v = yield.getOperand(pos);
-        std::optional<unsigned> gr;
-        if (auto it = st.pendingAccs.find(v); it != st.pendingAccs.end())
-          gr = it->second;
-        if (auto it = st.pendingStages.find(v); it != st.pendingStages.end())
-          gr = it->second;
+        std::optional<unsigned> gr = st.groupOf(v);
         if (!gr)
           return yield.emitOpError("iter_arg #")
                  << pos << " enters the loop with an asynchronous write or "
@@ -291,12 +294,12 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
         b.setInsertionPoint(&block.back());
       else
         b.setInsertionPointToEnd(&block);
-      auto yield = block.empty() ? scf::YieldOp()
-                                 : dyn_cast<scf::YieldOp>(block.back());
-      if (yield)
-        for (Value v : yield.getOperands())
-          if (st.pendingAccs.count(v) || st.pendingStages.count(v))
-            return yield.emitOpError("yields a value with an asynchronous "
+      auto out = block.empty() ? scf::YieldOp()
+                               : dyn_cast<scf::YieldOp>(block.back());
+      if (out)
+        for (Value v : out.getOperands())
+          if (st.groupOf(v))
+            return out.emitOpError("yields a value with an asynchronous "
                                      "access in flight out of a region that "
                                      "is not a loop iteration");
       Operation *wait = b.create<MmaWaitOp>(block.getParentOp()->getLoc(), 0u);
@@ -328,12 +331,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     SmallVector<unsigned> carried;
     SmallVector<std::pair<unsigned, unsigned>> byGroup; // (group, position)
     for (auto [pos, v] : llvm::enumerate(loop.getInitArgs())) {
-      std::optional<unsigned> gr;
-      if (auto it = st.pendingAccs.find(v); it != st.pendingAccs.end())
-        gr = it->second;
-      if (auto it = st.pendingStages.find(v); it != st.pendingStages.end())
-        gr = it->second;
-      if (gr) {
+      if (std::optional<unsigned> gr = st.groupOf(v)) {
         carried.push_back(pos);
         byGroup.push_back({*gr, pos});
       }

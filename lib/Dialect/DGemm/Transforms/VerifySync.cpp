@@ -209,6 +209,19 @@ private:
     llvm::MapVector<Value, Pending> pendingStage;
     DenseMap<Value, Pending> pendingAcc;
     unsigned numGroups = 0;
+
+    /// `v`'s async access still in flight, if any.
+    std::optional<Pending> pendingOf(Value v) const {
+      if (auto it = pendingAcc.find(v); it != pendingAcc.end())
+        return it->second;
+      if (auto it = pendingStage.find(v); it != pendingStage.end())
+        return it->second;
+      return std::nullopt;
+    }
+    /// Whether stage `v` is acquired and not released.
+    bool holds(Value v) const {
+      return acquired.contains(v) && !released.contains(v);
+    }
   };
 
   /// Every stage read is preceded by the full wait; the stage is released
@@ -366,43 +379,40 @@ private:
       std::optional<unsigned> oldest;
       for (unsigned pos : carried) {
         Value v = yield.getOperand(pos);
-        std::optional<unsigned> gr;
-        if (auto it = st.pendingAcc.find(v); it != st.pendingAcc.end())
-          gr = it->second.group;
-        if (auto it = st.pendingStage.find(v); it != st.pendingStage.end())
-          gr = it->second.group;
-        bool stageHeld = st.acquired.contains(v) && !st.released.contains(v);
-        if (!gr && !stageHeld)
+        std::optional<Pending> p = st.pendingOf(v);
+        if (!p && !st.holds(v))
           return yield.emitOpError("iter_arg #")
                  << pos << " enters the loop in flight but is yielded "
                  << "complete or released";
-        if (gr)
-          oldest = oldest ? std::min(*oldest, *gr) : *gr;
+        if (p)
+          oldest = oldest ? std::min(*oldest, p->group) : p->group;
         handedOn.insert(v);
       }
       for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
-        if (!llvm::is_contained(carried, pos) &&
-            (st.pendingAcc.count(v) || st.pendingStage.count(v)))
+        if (!llvm::is_contained(carried, pos) && st.pendingOf(v))
           return hazard(yield, "yields iter_arg #" + Twine(pos) +
                                    " with an asynchronous access in flight, "
                                    "but it enters the loop complete",
                         nullptr, "");
       // The next iteration numbers the carried groups from 0: no group
       // newer than the oldest carried one may be left out.
-      if (oldest) {
-        for (auto &[v, p] : st.pendingStage)
+      auto leftBehind = [&](const auto &pending,
+                            const char *msg) -> LogicalResult {
+        for (auto &[v, p] : pending)
           if (!handedOn.contains(v) && p.group >= *oldest)
-            return hazard(yield,
-                          "an asynchronous read issued after a loop-carried "
-                          "one is still in flight at the end of the iteration",
-                          p.op, "issued here");
-        for (auto &[v, p] : st.pendingAcc)
-          if (!handedOn.contains(v) && p.group >= *oldest)
-            return hazard(yield,
-                          "an accumulator written after a loop-carried one is "
-                          "still being written at the end of the iteration",
-                          p.op, "issued here");
-      }
+            return hazard(yield, msg, p.op, "issued here");
+        return success();
+      };
+      if (oldest &&
+          (failed(leftBehind(st.pendingStage,
+                             "an asynchronous read issued after a "
+                             "loop-carried one is still in flight at the end "
+                             "of the iteration")) ||
+           failed(leftBehind(st.pendingAcc,
+                             "an accumulator written after a loop-carried one "
+                             "is still being written at the end of the "
+                             "iteration"))))
+        return failure();
     }
     for (Value stage : carriedIn)
       if (!st.released.contains(stage) && !handedOn.contains(stage))
@@ -428,12 +438,8 @@ private:
     SmallVector<std::tuple<unsigned, unsigned, Operation *>> byGroup;
     MathState body;
     for (auto [pos, v] : llvm::enumerate(loop.getInitArgs())) {
-      std::optional<Pending> p;
-      if (auto it = st.pendingAcc.find(v); it != st.pendingAcc.end())
-        p = it->second;
-      if (auto it = st.pendingStage.find(v); it != st.pendingStage.end())
-        p = it->second;
-      bool stageHeld = st.acquired.contains(v) && !st.released.contains(v);
+      std::optional<Pending> p = st.pendingOf(v);
+      bool stageHeld = st.holds(v);
       if (!p && !stageHeld)
         continue;
       carried.push_back(pos);
@@ -468,7 +474,7 @@ private:
     for (unsigned pos : carried) {
       Value init = loop.getInitArgs()[pos];
       Value result = loop.getResult(pos);
-      if (st.acquired.contains(init) && !st.released.contains(init)) {
+      if (st.holds(init)) {
         st.released.insert(init);
         st.acquired.insert(result);
         if (Operation *reader = st.unfenced.lookup(init))
