@@ -140,7 +140,7 @@ def main() -> int:
             med = statistics.median(times[i])
             rel = statistics.median(t / t0 for t, t0 in zip(times[i], times[0]))
             cols.append(f"{name} {med:8.1f} us {shape.flop / med / 1e6:5.0f} TF rel {rel:.3f}")
-        config = oracle.entry(m, n, ks) if oracle else "?"
+        config = oracle.entry(m, n, ks, in_place=not args.separate_c) if oracle else "?"
         print(f"{shape.name():24s} {config} | " + " | ".join(cols), flush=True)
         del a, b, c, ds
         torch.cuda.empty_cache()

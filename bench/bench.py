@@ -227,16 +227,17 @@ class _Target(ctypes.Structure):
 
 class _Problem(ctypes.Structure):
     # int64 m, n; int numGroups; std::vector<int64_t> ks (libstdc++: begin, end, capacity);
-    # int64 expectedKPerGroup.
+    # int64 expectedKPerGroup; bool inPlace.
     _fields_ = [("m", ctypes.c_int64), ("n", ctypes.c_int64), ("numGroups", ctypes.c_int),
                 ("ks_begin", ctypes.c_void_p), ("ks_end", ctypes.c_void_p),
-                ("ks_cap", ctypes.c_void_p), ("expectedKPerGroup", ctypes.c_int64)]
+                ("ks_cap", ctypes.c_void_p), ("expectedKPerGroup", ctypes.c_int64),
+                ("inPlace", ctypes.c_bool)]
 
 
 class _Config(ctypes.Structure):
     _fields_ = [(f, ctypes.c_int) for f in (
         "blockM", "blockN", "blockK", "stages", "descSlots", "mathWarpgroups",
-        "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs")]
+        "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs", "redMaxBlocks")]
 
 
 class ConfigOracle:
@@ -256,27 +257,33 @@ class ConfigOracle:
         except AttributeError:
             self.why = "runtime exports no config-selection function"
 
-    def entry(self, m: int, n: int, ks: Sequence[int]) -> str:
+    def entry(self, m: int, n: int, ks: Sequence[int], in_place: bool = False) -> str:
         if self.fn is None:
             return f"n/a ({self.why})" if self.why else "n/a"
         arr = (ctypes.c_int64 * len(ks))(*ks)
         base = ctypes.addressof(arr)
         end = base + ctypes.sizeof(arr)
-        prob = _Problem(m, n, len(ks), base, end, end, 0)
+        prob = _Problem(m, n, len(ks), base, end, end, 0, in_place)
         c = self.fn(ctypes.byref(prob), ctypes.byref(self.target))
         # The runtime applies these overrides after the heuristics; so does the column.
         if os.environ.get("DGEMM_DESC_SLOTS") in ("1", "2"):
             c.descSlots = int(os.environ["DGEMM_DESC_SLOTS"])
         if os.environ.get("DGEMM_CLUSTER_M") in ("1", "2"):
             c.clusterM = int(os.environ["DGEMM_CLUSTER_M"])
+        red = os.environ.get("DGEMM_RED_MAX_BLOCKS", "")
+        if in_place and red.isdigit() and int(red) <= 1 << 20:
+            c.redMaxBlocks = int(red)
         plausible = (c.blockM in (64, 128) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
                      and c.blockN % 8 == 0 and 1 <= c.stages <= 64 and 1 <= c.descSlots <= 64
-                     and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8)
+                     and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8
+                     and 0 <= c.redMaxBlocks <= 1 << 20)
         if not plausible:
             return "n/a (implausible config from runtime)"
         suffix = f"_r{c.descSlots}"
         if c.clusterM != 1 or c.clusterN != 1:
             suffix += f"_c{c.clusterM}x{c.clusterN}"
+        if c.redMaxBlocks > 0:
+            suffix += f"_red{c.redMaxBlocks}"
         name = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{c.blockN}_s{c.stages}{suffix}"
         forced = os.environ.get("DGEMM_BLOCK_N", "")
         if forced.isdigit() and self.index is not None:
@@ -435,7 +442,8 @@ class Bench:
         log(f"== {shape.name()} ks={shape.ks} ({shape.seed_note})")
         if self.oracle is not None:
             try:
-                row.config = self.oracle.entry(shape.m, shape.n, shape.ks)
+                row.config = self.oracle.entry(shape.m, shape.n, shape.ks,
+                                                in_place=not self.args.separate_c)
             except Exception as e:  # noqa: BLE001
                 row.config = f"n/a ({short_exc(e, 80)})"
         elif self.dgemm_error:

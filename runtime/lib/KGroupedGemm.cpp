@@ -66,8 +66,11 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
     return s;
 
   Target target = targetFor(device);
-  KernelConfig config = chooseKGroupedConfig(
-      args.m, args.n, int(args.numGroups), args.ksHost, target);
+  // In place (c is d) short tiles may take the reduction epilogue, a kernel
+  // of its own (docs/Heuristics.md).
+  KernelConfig config =
+      chooseKGroupedConfig(args.m, args.n, int(args.numGroups), args.ksHost,
+                           target, /*inPlace=*/args.c == args.d);
   if (std::string why = heuristics::checkConfig(config, target); !why.empty())
     return Status::error(ErrorCode::UnsupportedDevice,
                          "no kernel configuration fits this device: " + why);

@@ -144,6 +144,18 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
     }
     meta.*key.field = value;
   }
+  if (auto it = values.find("red_max_blocks"); it != values.end()) {
+    const std::string &raw = it->second;
+    int value = 0;
+    auto [end, ec] =
+        std::from_chars(raw.data(), raw.data() + raw.size(), value);
+    if (ec != std::errc() || end != raw.data() + raw.size() || value < 0 ||
+        value > (1 << 20))
+      return bad(fileName, "key 'red_max_blocks' must be an integer in [0, " +
+                               std::to_string(1 << 20) + "], got '" + raw +
+                               "'");
+    meta.redMaxBlocks = value;
+  }
   if (meta.clusterM * meta.clusterN > 8)
     return bad(fileName,
                "keys 'cluster_m' * 'cluster_n' must be <= 8 (portable "
@@ -195,6 +207,7 @@ dgemm::runtime::checkMetaMatchesConfig(const KernelMeta &meta,
       {"math_warpgroups", meta.mathWarpgroups, config.mathWarpgroups},
       {"cluster_m", meta.clusterM, config.clusterM},
       {"cluster_n", meta.clusterN, config.clusterN},
+      {"red_max_blocks", meta.redMaxBlocks, config.redMaxBlocks},
   };
   for (const Pair &p : pairs)
     if (p.meta != p.config)

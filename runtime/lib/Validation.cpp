@@ -157,8 +157,9 @@ Status dgemm::runtime::checkWorkspaceSize(const KGroupedArgs &args,
 
 dgemm::heuristics::KGroupedProblem
 dgemm::runtime::makeProblem(int64_t m, int64_t n, int numGroups,
-                            const int32_t *ksHost) {
+                            const int32_t *ksHost, bool inPlace) {
   heuristics::KGroupedProblem problem;
+  problem.inPlace = inPlace;
   problem.m = m;
   problem.n = n;
   problem.numGroups = numGroups;
@@ -189,9 +190,9 @@ uint64_t dgemm::runtime::workspaceBytesFor(int64_t gridX, int descSlots) {
 
 KernelConfig dgemm::runtime::chooseKGroupedConfig(
     int64_t m, int64_t n, int numGroups, const int32_t *ksHost,
-    const heuristics::Target &target) {
+    const heuristics::Target &target, bool inPlace) {
   KernelConfig config = heuristics::selectKGroupedConfig(
-      makeProblem(m, n, numGroups, ksHost), target);
+      makeProblem(m, n, numGroups, ksHost, inPlace), target);
   // Experiment overrides: "1" or "2" replaces the field, anything else is
   // ignored.
   auto override12 = [](const char *name, int &field) {
@@ -211,6 +212,15 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
       if (heuristics::checkConfig(forced, target).empty())
         config = forced;
     }
+  }
+  if (const char *env = std::getenv("DGEMM_RED_MAX_BLOCKS"); env && inPlace) {
+    char *end = nullptr;
+    long blocks = std::strtol(env, &end, 10);
+    KernelConfig forced = config;
+    forced.redMaxBlocks = int(blocks);
+    if (*env && end && *end == '\0' && blocks >= 0 && blocks <= (1 << 20) &&
+        heuristics::checkConfig(forced, target).empty())
+      config = forced;
   }
   return config;
 }

@@ -154,7 +154,7 @@ protected:
 };
 
 void DeterminismTest::run(Bundle bundle, float sfVal, RunCounts &counts) {
-  DGEMM_PREPARE_BUNDLE(bundle, kHidden, kFfn, kSeedKs);
+  DGEMM_PREPARE_BUNDLE(bundle, kHidden, kFfn, kSeedKs, /*inPlace=*/true);
   std::string ptx = testKernelsPtx();
   if (ptx.empty())
     GTEST_SKIP() << "the compare kernel was not built (no nvcc at build time)";

@@ -178,7 +178,8 @@ void GpuTest::TearDown() {
 }
 
 std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
-                                   const std::vector<int32_t> &ks) {
+                                   const std::vector<int32_t> &ks,
+                                   bool inPlace) {
   CUdevice device;
   gApi->cuCtxGetDevice(&device);
   heuristics::Target target;
@@ -188,7 +189,7 @@ std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device);
   // The configuration the runtime will launch (DGEMM_DESC_SLOTS included).
   heuristics::KernelConfig config = runtime::chooseKGroupedConfig(
-      m, n, int(ks.size()), ks.data(), target);
+      m, n, int(ks.size()), ks.data(), target, inPlace);
 
   if (bundle == Bundle::Real) {
     // Skip before generating operands when the kernel is not there (the

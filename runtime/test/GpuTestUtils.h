@@ -45,9 +45,10 @@ const runtime::DriverApi &driver();
   } while (0)
 
 /// GpuTest::prepareBundle, skipping the test when it says so.
-#define DGEMM_PREPARE_BUNDLE(bundle, m, n, ks)                                 \
+#define DGEMM_PREPARE_BUNDLE(bundle, m, n, ks, inPlace)                        \
   do {                                                                         \
-    std::string skipReason = prepareBundle((bundle), (m), (n), (ks));          \
+    std::string skipReason =                                                   \
+        prepareBundle((bundle), (m), (n), (ks), (inPlace));                    \
     if (!skipReason.empty())                                                   \
       GTEST_SKIP() << skipReason;                                              \
   } while (0)
@@ -104,8 +105,9 @@ protected:
   /// Prepares `bundle` for a problem: for Bundle::Reference writes the
   /// reference kernel for its configuration into a temporary bundle and
   /// points DGEMM_KERNEL_DIR at it. Returns "" or why the test must skip.
+  /// `inPlace` (c is d) as the launch will be: it can select another kernel.
   std::string prepareBundle(Bundle bundle, int64_t m, int64_t n,
-                            const std::vector<int32_t> &ks);
+                            const std::vector<int32_t> &ks, bool inPlace);
 
   CUstream stream_ = nullptr;
   CUcontext context_ = nullptr;

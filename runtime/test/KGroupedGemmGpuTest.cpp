@@ -37,26 +37,31 @@ struct GemmCase {
   const char *name;
   int64_t m, n;
   std::vector<int32_t> ks;
-  /// c == d: accumulate into d (the TMA reduce-add epilogue); otherwise
-  /// d = c + sum is written from registers.
+  /// c == d: accumulate into d (short tiles may add their sum with
+  /// reductions); otherwise d = c + sum is written from registers.
   bool inPlace;
   /// DGEMM_BLOCK_N for this case (0: the heuristics' choice).
   int blockN = 0;
+  /// DGEMM_RED_MAX_BLOCKS for this case (-1: the heuristics' choice).
+  int redMaxBlocks = -1;
 };
 
-/// Sets DGEMM_BLOCK_N for one test and restores its absence afterwards.
-class BlockNOverride {
+/// Sets an environment variable for one test when `value` >= `minValue` and
+/// restores its absence afterwards.
+class EnvOverride {
 public:
-  explicit BlockNOverride(int blockN) : active_(blockN > 0) {
+  EnvOverride(const char *name, int value, int minValue)
+      : name_(name), active_(value >= minValue) {
     if (active_)
-      ::setenv("DGEMM_BLOCK_N", std::to_string(blockN).c_str(), 1);
+      ::setenv(name_, std::to_string(value).c_str(), 1);
   }
-  ~BlockNOverride() {
+  ~EnvOverride() {
     if (active_)
-      ::unsetenv("DGEMM_BLOCK_N");
+      ::unsetenv(name_);
   }
 
 private:
+  const char *name_;
   bool active_;
 };
 
@@ -75,8 +80,11 @@ std::vector<int32_t> manySmallGroups() {
 
 std::vector<GemmCase> gemmCases() {
   return {
-      // The bug report's shapes, accumulating in place.
+      // The bug report's shapes, accumulating in place (short tiles: the
+      // reduction epilogue), and the same through the register epilogue.
       {"SeedShapes", 2048, 2048, {256, 128, 128, 256}, true},
+      {"SeedShapesRegisterEpilogue", 2048, 2048, {256, 128, 128, 256}, true,
+       0, 0},
       {"MixedEmptyGroups", 512, 384, {0, 128, 0, 128, 128, 0}, false},
       {"EightGroups",
        768,
@@ -94,6 +102,10 @@ std::vector<GemmCase> gemmCases() {
       // The in-place epilogue on the large tiles (block_n 192: 12 chunks of
       // 16 columns per warpgroup) and on many small groups.
       {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1152}, true},
+      // The reduction kernel on tiles of 8 blocks (reduced) and of 16 and 9
+      // blocks (register epilogue) in one launch.
+      {"LargeInPlaceMixedEpilogues", 4096, 7168, {1024, 2048, 0, 1152}, true,
+       0, 8},
       {"ManySmallGroupsInPlace", 2048, 768, manySmallGroups(), true},
       // block_n 144: an odd chunk count, so consecutive tiles start on the
       // buffer the previous tile ended on.
@@ -107,8 +119,9 @@ class KGroupedGemmTest
 
 TEST_P(KGroupedGemmTest, MatchesReference) {
   const auto &[bundle, kase] = GetParam();
-  BlockNOverride blockN(kase.blockN);
-  DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks);
+  EnvOverride blockN("DGEMM_BLOCK_N", kase.blockN, 1);
+  EnvOverride redMaxBlocks("DGEMM_RED_MAX_BLOCKS", kase.redMaxBlocks, 0);
+  DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks, kase.inPlace);
   const uint64_t seed = testSeed();
   HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);
   DeviceProblem dev;
@@ -161,7 +174,7 @@ protected:
 };
 
 TEST_P(LaunchTest, InternalWorkspaceMatchesCallerWorkspace) {
-  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_);
+  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_, false);
   HostProblem p = makeRandomProblem(kM, kN, ks_, testSeed());
   DeviceProblem dev;
   ASSERT_TRUE(uploadProblem(p, false, dev));
@@ -190,7 +203,7 @@ TEST_P(LaunchTest, InternalWorkspaceMatchesCallerWorkspace) {
 }
 
 TEST_P(LaunchTest, ReplaysFromCudaGraph) {
-  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_);
+  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_, false);
   HostProblem p = makeRandomProblem(kM, kN, ks_, testSeed());
   DeviceProblem dev;
   ASSERT_TRUE(uploadProblem(p, false, dev));
@@ -233,7 +246,7 @@ TEST_P(LaunchTest, ReplaysFromCudaGraph) {
 }
 
 TEST_P(LaunchTest, ConcurrentCallersGetIdenticalResults) {
-  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_);
+  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_, false);
   HostProblem p = makeRandomProblem(kM, kN, ks_, testSeed());
   constexpr int kThreads = 4;
   DeviceProblem dev[kThreads];
@@ -277,7 +290,7 @@ TEST_P(LaunchTest, ConcurrentCallersGetIdenticalResults) {
 }
 
 TEST_P(LaunchTest, WorkspaceTooSmallIsRejected) {
-  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_);
+  DGEMM_PREPARE_BUNDLE(GetParam(), kM, kN, ks_, false);
   HostProblem p = makeRandomProblem(kM, kN, ks_, testSeed());
   DeviceProblem dev;
   ASSERT_TRUE(uploadProblem(p, false, dev));

@@ -173,6 +173,23 @@ TEST(KernelMetaTest, MismatchWithConfigNamesTheKey) {
   EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'stages' is 6"));
   config.stages = 6;
   EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+  // A kernel without the reduction epilogue is not the reducing one.
+  config.redMaxBlocks = 8;
+  s = checkMetaMatchesConfig(meta, config, "x.meta");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'red_max_blocks' is 0"));
+}
+
+TEST(KernelMetaTest, RedMaxBlocksIsOptional) {
+  KernelMeta meta;
+  ASSERT_TRUE(parse(goodMeta(), meta).ok());
+  EXPECT_EQ(meta.redMaxBlocks, 0);
+  ASSERT_TRUE(parse(goodMeta() + "red_max_blocks=8\n", meta).ok());
+  EXPECT_EQ(meta.redMaxBlocks, 8);
+  expectBad(goodMeta() + "red_max_blocks=-1\n", "'red_max_blocks'",
+            "must be an integer in [0, 1048576]");
+  expectBad(goodMeta() + "red_max_blocks=eight\n", "'red_max_blocks'",
+            "must be an integer in [0, 1048576]");
 }
 
 TEST(KernelBundleTest, LoadsMetaFromDirectory) {

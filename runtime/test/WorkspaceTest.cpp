@@ -155,4 +155,38 @@ TEST(WorkspaceTest, BlockNOverrideFromEnvironment) {
   EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target), chosen);
   ::unsetenv("DGEMM_BLOCK_N");
 }
+
+TEST(WorkspaceTest, ReductionEpilogueInPlaceOnly) {
+  // The seed shape: short groups, so an in-place call reduces.
+  const std::vector<int32_t> ks = {256, 128, 128, 256};
+  Target target;
+  ::unsetenv("DGEMM_RED_MAX_BLOCKS");
+  KernelConfig separate = chooseKGroupedConfig(2048, 2048, 4, ks.data(), target);
+  KernelConfig inPlace =
+      chooseKGroupedConfig(2048, 2048, 4, ks.data(), target, true);
+  EXPECT_EQ(separate.redMaxBlocks, 0);
+  EXPECT_EQ(inPlace.redMaxBlocks, 8);
+  // Same tile and grid, so the same workspace.
+  KernelConfig tile = inPlace;
+  tile.redMaxBlocks = 0;
+  EXPECT_EQ(tile, separate);
+
+  // DGEMM_RED_MAX_BLOCKS replaces the bound in place only.
+  ::setenv("DGEMM_RED_MAX_BLOCKS", "0", 1);
+  EXPECT_EQ(chooseKGroupedConfig(2048, 2048, 4, ks.data(), target, true),
+            separate);
+  ::setenv("DGEMM_RED_MAX_BLOCKS", "16", 1);
+  EXPECT_EQ(
+      chooseKGroupedConfig(2048, 2048, 4, ks.data(), target, true).redMaxBlocks,
+      16);
+  EXPECT_EQ(chooseKGroupedConfig(2048, 2048, 4, ks.data(), target), separate);
+  // Anything else is ignored.
+  for (const char *bad : {"-1", "many", "8x", ""}) {
+    ::setenv("DGEMM_RED_MAX_BLOCKS", bad, 1);
+    EXPECT_EQ(chooseKGroupedConfig(2048, 2048, 4, ks.data(), target, true),
+              inPlace)
+        << "DGEMM_RED_MAX_BLOCKS=" << bad;
+  }
+  ::unsetenv("DGEMM_RED_MAX_BLOCKS");
+}
 } // namespace

@@ -1001,11 +1001,16 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   if (redEpilogue && !tmaReduceEpilogue &&
       (redEpilogueMaxBlocks <= 0 || blocks)) {
     Value inPlace = inPlaceCond();
+    // 1 <= blocks <= B (blocks - 1 wraps for 0): a tile without K blocks
+    // (an empty group) keeps the register path, which leaves d = c exact
+    // where a reduction of 0 would flush subnormal values.
     if (blocks)
       inPlace = b.create<arith::AndIOp>(
           loc, inPlace,
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, blocks,
-                                  i32(b, loc, redEpilogueMaxBlocks)));
+          b.create<arith::CmpIOp>(
+              loc, arith::CmpIPredicate::ult,
+              b.create<arith::SubIOp>(loc, blocks, i32(b, loc, 1)),
+              i32(b, loc, redEpilogueMaxBlocks)));
     auto split = b.create<scf::IfOp>(loc, inPlace, /*withElseRegion=*/true);
     auto reduce = [&](OpBuilder &t, bool guarded) {
       for (int i = 0; i < 2; ++i)
@@ -1377,10 +1382,16 @@ struct ConvertDGemmToNVVMPass
             << static_cast<int64_t>(epilogueChunkCols);
         return signalPassFailure();
       }
+      // The kernel's configuration may ask for the reduction epilogue
+      // (red_max_blocks, chosen per call by the runtime's heuristics); the
+      // red-epilogue option, when set, takes precedence.
+      bool reduce = redEpilogue || config.getRedMaxBlocks() > 0;
+      int64_t reduceMaxBlocks =
+          redEpilogue ? int64_t(redEpilogueMaxBlocks) : config.getRedMaxBlocks();
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
-                                prefetchCBlocks, prefetchCMaxBlocks,
-                                redEpilogue, redEpilogueMaxBlocks)
+                                prefetchCBlocks, prefetchCMaxBlocks, reduce,
+                                reduceMaxBlocks)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

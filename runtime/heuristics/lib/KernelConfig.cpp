@@ -22,6 +22,8 @@ constexpr int kBarrierBytesPerStage = 2 * 8; // full + empty mbarrier
 constexpr int kMaxStages = 8;
 constexpr int kThreadsPerWarpgroup = 128;
 constexpr int kMaxBlockNForRegisters = 192;
+// Tiles up to 2^20 K blocks (K = 2^27) can be told apart; more is no limit.
+constexpr int kMaxRedMaxBlocks = 1 << 20;
 
 // Candidate tiles. Every blockN is a multiple of 16 and divides 7168 or 2048
 // (the DeepGEMM benchmark N values) or sits between those that do, so wave
@@ -103,6 +105,8 @@ std::string KernelConfig::entryName() const {
      << stages << "_r" << descSlots;
   if (clusterM != 1 || clusterN != 1)
     os << "_c" << clusterM << "x" << clusterN;
+  if (redMaxBlocks > 0)
+    os << "_red" << redMaxBlocks;
   return os.str();
 }
 
@@ -120,7 +124,8 @@ std::string KernelConfig::toMeta() const {
      << "threads=" << threads() << "\n"
      << "cluster_m=" << clusterM << "\n"
      << "cluster_n=" << clusterN << "\n"
-     << "smem_bytes=" << smemBytes() << "\n";
+     << "smem_bytes=" << smemBytes() << "\n"
+     << "red_max_blocks=" << redMaxBlocks << "\n";
   return os.str();
 }
 
@@ -129,7 +134,8 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          stages == o.stages && descSlots == o.descSlots &&
          mathWarpgroups == o.mathWarpgroups && clusterM == o.clusterM &&
          clusterN == o.clusterN && swizzleA == o.swizzleA &&
-         swizzleB == o.swizzleB && numSMs == o.numSMs;
+         swizzleB == o.swizzleB && numSMs == o.numSMs &&
+         redMaxBlocks == o.redMaxBlocks;
 }
 
 int dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
@@ -218,6 +224,11 @@ std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                      c.swizzleB);
   if (c.numSMs < 1)
     return violation("num_sms", "be >= 1", c.numSMs);
+  if (c.redMaxBlocks < 0 || c.redMaxBlocks > kMaxRedMaxBlocks)
+    return violation("red_max_blocks",
+                     "be in [0, " + std::to_string(kMaxRedMaxBlocks) +
+                         "] (0: no reduction epilogue)",
+                     c.redMaxBlocks);
   return "";
 }
 
@@ -316,13 +327,28 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   paired.clusterM = 2;
   if (mBlocks % 2 == 0 && problem.n >= kMulticastMinN &&
       checkConfig(paired, target).empty())
-    return paired;
+    chosen = paired;
+  // In place, short tiles add their sum to d with reductions instead of
+  // loading c first: 5-11% faster when the groups average at most 4 K blocks
+  // on the H200, but the second epilogue's code makes the block loop of
+  // long tiles 4-10% slower, so it is a kernel of its own, chosen per call
+  // (bench/NOTES.md, section 7).
+  if (problem.inPlace) {
+    std::vector<int64_t> ks = effectiveKs(problem);
+    int64_t blocks = 0;
+    for (int64_t k : ks)
+      blocks += ceilDiv(k, kBlockK);
+    if (!ks.empty() &&
+        blocks <= int64_t(kRedEpilogueMaxMeanBlocks) * int64_t(ks.size()))
+      chosen.redMaxBlocks = kRedEpilogueTileBlocks;
+  }
   return chosen;
 }
 
 std::vector<KernelConfig>
 dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
-  // Every tile shape, then the same shapes with cluster_m = 2.
+  // Every tile shape, then the same shapes with cluster_m = 2, then all of
+  // them with the reduction epilogue.
   std::vector<KernelConfig> candidates = tileCandidates(target);
   size_t tiles = candidates.size();
   for (size_t i = 0; i < tiles; ++i) {
@@ -330,6 +356,12 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
     paired.clusterM = 2;
     if (checkConfig(paired, target).empty())
       candidates.push_back(paired);
+  }
+  size_t registerEpilogue = candidates.size();
+  for (size_t i = 0; i < registerEpilogue; ++i) {
+    KernelConfig reducing = candidates[i];
+    reducing.redMaxBlocks = kRedEpilogueTileBlocks;
+    candidates.push_back(reducing);
   }
   return candidates;
 }

@@ -290,13 +290,43 @@ TEST(KernelConfig, ToMeta) {
             "threads=384\n"
             "cluster_m=1\n"
             "cluster_n=1\n"
-            "smem_bytes=221184\n");
+            "smem_bytes=221184\n"
+            "red_max_blocks=0\n");
   KernelConfig c = validConfig();
   c.clusterN = 2;
   std::string meta = c.toMeta();
   EXPECT_NE(meta.find("entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c1x2\n"),
             std::string::npos);
   EXPECT_NE(meta.find("\ncluster_n=2\n"), std::string::npos);
+  c = validConfig();
+  c.redMaxBlocks = 8;
+  meta = c.toMeta();
+  EXPECT_NE(meta.find("entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8\n"),
+            std::string::npos);
+  EXPECT_NE(meta.find("\nred_max_blocks=8\n"), std::string::npos);
+}
+
+TEST(KernelConfig, RedMaxBlocksNamesAndDistinguishesTheKernel) {
+  KernelConfig c = validConfig();
+  c.clusterM = 2;
+  c.redMaxBlocks = 8;
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_red8");
+  KernelConfig plain = c;
+  plain.redMaxBlocks = 0;
+  EXPECT_NE(c, plain);
+}
+
+TEST(CheckConfig, RejectsRedMaxBlocks) {
+  KernelConfig c = validConfig();
+  c.redMaxBlocks = -1;
+  expectRejected(c, "red_max_blocks");
+  EXPECT_EQ(checkConfig(c, Target()),
+            "red_max_blocks must be in [0, 1048576] (0: no reduction "
+            "epilogue), got -1");
+  c.redMaxBlocks = (1 << 20) + 1;
+  expectRejected(c, "red_max_blocks");
+  c.redMaxBlocks = 1 << 20;
+  EXPECT_EQ(checkConfig(c, Target()), "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -306,14 +336,16 @@ TEST(KernelConfig, ToMeta) {
 TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
   Target h200;
   std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
-  EXPECT_EQ(candidates.size(), 28u);
+  EXPECT_EQ(candidates.size(), 56u);
   std::set<std::string> names;
   for (const KernelConfig &c : candidates) {
     SCOPED_TRACE(c.entryName());
     EXPECT_EQ(checkConfig(c, h200), "");
     EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, h200));
     EXPECT_EQ(c.descSlots, 2);
-    EXPECT_EQ(c.clusterM, &c - candidates.data() < 14 ? 1 : 2);
+    size_t index = size_t(&c - candidates.data());
+    EXPECT_EQ(c.clusterM, index % 28 < 14 ? 1 : 2);
+    EXPECT_EQ(c.redMaxBlocks, index < 28 ? 0 : kRedEpilogueTileBlocks);
     EXPECT_EQ(c.clusterN, 1);
     EXPECT_EQ(c.numSMs, 132);
     EXPECT_EQ(c.blockN % 16, 0);
@@ -330,8 +362,12 @@ TEST(Candidates, DeterministicOrder) {
   EXPECT_EQ(a.front().entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2");
   // Then the same tiles with B multicast across CTA pairs.
   EXPECT_EQ(a[13].entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2");
-  EXPECT_EQ(a.back().entryName(),
+  EXPECT_EQ(a[27].entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1");
+  // Then all of them with the reduction epilogue.
+  EXPECT_EQ(a[28].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_red8");
+  EXPECT_EQ(a.back().entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1_red8");
 }
 
 TEST(Candidates, FollowTheTarget) {
@@ -355,14 +391,16 @@ TEST(Candidates, CoverEverySelection) {
   for (int64_t m : {64, 192, 256, 1024, 2048, 4096, 7168})
     for (int64_t n : {64, 200, 512, 2048, 7168})
       for (int g : {1, 4, 32})
-        for (int64_t k : {128, 1024, 8192}) {
-          KernelConfig c =
-              selectKGroupedConfig(uniformProblem(g, m, n, k), h200);
-          selected.insert(c.entryName());
-          EXPECT_NE(std::find(candidates.begin(), candidates.end(), c),
-                    candidates.end())
-              << c.entryName() << " is not a candidate";
-        }
+        for (int64_t k : {128, 1024, 8192})
+          for (bool inPlace : {false, true}) {
+            KGroupedProblem problem = uniformProblem(g, m, n, k);
+            problem.inPlace = inPlace;
+            KernelConfig c = selectKGroupedConfig(problem, h200);
+            selected.insert(c.entryName());
+            EXPECT_NE(std::find(candidates.begin(), candidates.end(), c),
+                      candidates.end())
+                << c.entryName() << " is not a candidate";
+          }
   // The sweep exercises both block_m values and several block_n values.
   EXPECT_GE(selected.size(), 4u);
 }
@@ -616,6 +654,43 @@ TEST(Select, PicksTheModelledBest) {
       EXPECT_LE(chosenUs, 1.01 * estimateKGroupedMakespanUs(p, c, h200))
           << chosen.entryName() << " vs " << c.entryName();
   }
+}
+
+} // namespace
+
+namespace {
+
+TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
+  Target h200;
+  // The seed shape: 4 groups averaging 1.5 K blocks.
+  KGroupedProblem seed;
+  seed.m = 2048;
+  seed.n = 2048;
+  seed.numGroups = 4;
+  seed.ks = {256, 128, 128, 256};
+  EXPECT_EQ(selectKGroupedConfig(seed, h200).redMaxBlocks, 0);
+  seed.inPlace = true;
+  KernelConfig reducing = selectKGroupedConfig(seed, h200);
+  EXPECT_EQ(reducing.redMaxBlocks, kRedEpilogueTileBlocks);
+  // Only the epilogue differs from the call with a separate c.
+  KernelConfig separate = reducing;
+  separate.redMaxBlocks = 0;
+  seed.inPlace = false;
+  EXPECT_EQ(selectKGroupedConfig(seed, h200), separate);
+
+  // The bound is on the mean of the padded block counts: 4 blocks on
+  // average qualify, one more block in one group does not.
+  KGroupedProblem p = uniformProblem(4, 4096, 4096, 512);
+  p.inPlace = true;
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
+  p.ks = {512, 512, 512, 513}; // the last group pads to 5 blocks
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  p.ks = {0, 0, 1024, 1024}; // empty groups count as 0 blocks
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
+  // The large shapes keep the register epilogue in place too.
+  KGroupedProblem large = uniformProblem(16, 7168, 2048, 2048);
+  large.inPlace = true;
+  EXPECT_EQ(selectKGroupedConfig(large, h200).redMaxBlocks, 0);
 }
 
 } // namespace

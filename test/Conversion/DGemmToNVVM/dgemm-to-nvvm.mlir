@@ -130,11 +130,15 @@ dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
 
 // red-epilogue with red-epilogue-max-blocks: the reductions run only when c
-// is d and the tile's block count (the block loop's bound) is at most 8.
+// is d and the tile's block count (the block loop's bound) is 1 to 8: blocks
+// - 1 < 8 unsigned, so a tile without blocks keeps the register path.
+// REDMAX-DAG: %[[ONE:.+]] = llvm.mlir.constant(1 : i32) : i32
+// REDMAX-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
 // REDMAX: %[[D:.+]] = llvm.ptrtoint %arg7 : !llvm.ptr<1> to i64
 // REDMAX-NEXT: %[[C:.+]] = llvm.ptrtoint %arg8 : !llvm.ptr<1> to i64
 // REDMAX-NEXT: %[[SAME:.+]] = llvm.icmp "eq" %[[C]], %[[D]] : i64
-// REDMAX-NEXT: %[[SHORT:.+]] = arith.cmpi ule, %{{.+}}, %{{.+}} : i32
+// REDMAX-NEXT: %[[LESS:.+]] = arith.subi %{{.+}}, %[[ONE]] : i32
+// REDMAX-NEXT: %[[SHORT:.+]] = arith.cmpi ult, %[[LESS]], %[[EIGHT]] : i32
 // REDMAX-NEXT: %[[RED:.+]] = arith.andi %[[SAME]], %[[SHORT]] : i1
 // REDMAX-NEXT: scf.if %[[RED]] {
 // REDMAX: red.global.add.v2.f32

@@ -120,6 +120,11 @@ dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3
 
 // -----
 
+// expected-error @+1 {{invalid config: red_max_blocks must be in [0, 1048576] (0: no reduction epilogue), got -1}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, red_max_blocks = -1>
+
+// -----
+
 // expected-error @+1 {{invalid config: block_n must be <= 192 (register budget}}
 dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 256, block_k = 128, stages = 2, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
 

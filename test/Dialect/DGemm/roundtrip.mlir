@@ -24,9 +24,19 @@ dgemm.gemm @dense normal tn m = ? n = 2112 k = 7168 groups = 1
     : (bf16, bf16) -> f32 accumulate
 
 // CHECK-LABEL: dgemm.gemm @tuned
-// CHECK-SAME: config <block_m = 128, block_n = 160, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+// CHECK-SAME: config <block_m = 128, block_n = 160, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>{{$}}
 dgemm.gemm @tuned k_grouped_contiguous nt m = 4096 n = 7168 k = ? groups = 4
     : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
     config <block_m = 128, block_n = 160, block_k = 128, stages = 5,
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// red_max_blocks is optional (0 when absent, and then not printed).
+// CHECK-LABEL: dgemm.gemm @reducing
+// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, red_max_blocks = 8>
+dgemm.gemm @reducing k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132,
+            red_max_blocks = 8>

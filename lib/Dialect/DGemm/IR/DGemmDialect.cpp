@@ -56,7 +56,7 @@ static heur::KernelConfig
 toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
-                   int64_t swizzleB, int64_t numSMs) {
+                   int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks) {
   heur::KernelConfig c;
   c.blockM = blockM;
   c.blockN = blockN;
@@ -69,6 +69,7 @@ toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
   c.swizzleA = swizzleA;
   c.swizzleB = swizzleB;
   c.numSMs = numSMs;
+  c.redMaxBlocks = redMaxBlocks;
   return c;
 }
 
@@ -77,14 +78,14 @@ heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
       attr.getBlockM(), attr.getBlockN(), attr.getBlockK(), attr.getStages(),
       attr.getDescSlots(), attr.getMathWarpgroups(), attr.getClusterM(),
       attr.getClusterN(), attr.getSwizzleA(), attr.getSwizzleB(),
-      attr.getNumSms());
+      attr.getNumSms(), attr.getRedMaxBlocks());
 }
 
 ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
                                      const heur::KernelConfig &c) {
   return ConfigAttr::get(ctx, c.blockM, c.blockN, c.blockK, c.stages,
                          c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
-                         c.swizzleA, c.swizzleB, c.numSMs);
+                         c.swizzleA, c.swizzleB, c.numSMs, c.redMaxBlocks);
 }
 
 LogicalResult
@@ -92,14 +93,14 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
-                   int64_t swizzleB, int64_t numSMs) {
+                   int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks) {
   // The rules live in the heuristics library so that the runtime applies the
   // very same ones to configurations it is handed.
   heur::Target target;
   std::string problem = heur::checkConfig(
       ::toHeuristicsConfig(blockM, blockN, blockK, stages, descSlots,
                            mathWarpgroups, clusterM, clusterN, swizzleA,
-                           swizzleB, numSMs),
+                           swizzleB, numSMs, redMaxBlocks),
       target);
   if (!problem.empty())
     return emitError() << "invalid config: " << problem;

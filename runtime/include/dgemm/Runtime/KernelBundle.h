@@ -33,6 +33,10 @@ struct KernelMeta {
   int threads = 0;
   int clusterM = 0, clusterN = 0;
   int smemBytes = 0;
+  /// Optional key (absent: 0): tiles of at most this many K blocks reduce
+  /// into d in place. Informational for the launch; it must match the
+  /// configuration.
+  int redMaxBlocks = 0;
 };
 
 /// Parses the text of a .meta file. `fileName` is used in messages only;

@@ -59,7 +59,8 @@ Status checkWorkspaceSize(const KGroupedArgs &args, uint64_t requiredBytes);
 
 /// The heuristics' view of the problem (ks copied from ksHost).
 heuristics::KGroupedProblem makeProblem(int64_t m, int64_t n, int numGroups,
-                                        const int32_t *ksHost);
+                                        const int32_t *ksHost,
+                                        bool inPlace = false);
 
 /// Number of output tiles of `config` on an m x n x numGroups output.
 int64_t numOutputTiles(int64_t m, int64_t n, int64_t numGroups,
@@ -80,10 +81,16 @@ uint64_t workspaceBytesFor(int64_t gridX, int descSlots);
 /// 2) when set. One descriptor slot is DeepGEMM's scheme, where every group
 /// switch drains the previous group's loads; it exists to compare the two
 /// and to demonstrate the race with the guard-less test bundle.
+///
+/// `inPlace` (c is d) lets the heuristics choose the reduction epilogue;
+/// DGEMM_RED_MAX_BLOCKS (an integer >= 0) replaces red_max_blocks in place
+/// (0: the register epilogue), and is ignored for calls that are not in
+/// place, whose kernels never reduce.
 heuristics::KernelConfig chooseKGroupedConfig(int64_t m, int64_t n,
                                               int numGroups,
                                               const int32_t *ksHost,
-                                              const heuristics::Target &target);
+                                              const heuristics::Target &target,
+                                              bool inPlace = false);
 
 uint64_t kGroupedWorkspaceBytesFor(int64_t m, int64_t n, int numGroups,
                                    const int32_t *ksHost,

@@ -111,15 +111,18 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
   let summary = "Tuning configuration of one kernel";
   let description = [{
     Block sizes, pipeline depth, descriptor-slot ring size, math warpgroups,
-    cluster shape, swizzles and the SM count of the persistent grid. Filled in
-    by `dgemm-select-config` from the shared heuristics library
-    (runtime/heuristics), which the runtime uses too.
+    cluster shape, swizzles and the SM count of the persistent grid, and the
+    epilogue: `red_max_blocks = B > 0` (optional, default 0) makes tiles of at
+    most B 128-deep K blocks add their sum to d with `red.global.add` when c
+    is d. Filled in by `dgemm-select-config` from the shared heuristics
+    library (runtime/heuristics), which the runtime uses too.
   }];
   let parameters = (ins
     "int64_t":$block_m, "int64_t":$block_n, "int64_t":$block_k,
     "int64_t":$stages, "int64_t":$desc_slots, "int64_t":$math_warpgroups,
     "int64_t":$cluster_m, "int64_t":$cluster_n,
-    "int64_t":$swizzle_a, "int64_t":$swizzle_b, "int64_t":$num_sms);
+    "int64_t":$swizzle_a, "int64_t":$swizzle_b, "int64_t":$num_sms,
+    DefaultValuedParameter<"int64_t", "0">:$red_max_blocks);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

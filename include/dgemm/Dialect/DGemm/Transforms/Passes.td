@@ -170,7 +170,9 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "When c and d are the same tensor, add each thread's chunks of "
            "the sum to d with red.global.add.v2.f32 (one reduction per "
            "element, in L2) instead of loading c; a separate c keeps the "
-           "register path. tma-reduce-epilogue takes precedence">,
+           "register path. tma-reduce-epilogue takes precedence. Without "
+           "it, a kernel whose config has red_max_blocks = B > 0 reduces "
+           "tiles of at most B blocks">,
     Option<"redEpilogueMaxBlocks", "red-epilogue-max-blocks", "int64_t", "0",
            "With red-epilogue: only tiles of at most this many 128-deep "
            "blocks reduce into d; longer ones take the register path "

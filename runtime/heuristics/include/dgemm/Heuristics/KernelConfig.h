@@ -32,6 +32,9 @@ struct KGroupedProblem {
   std::vector<int64_t> ks;
   /// K of every group when `ks` is empty; 0 means unknown (4096 is assumed).
   int64_t expectedKPerGroup = 0;
+  /// Whether c is d (the call accumulates into d in place). Only then can
+  /// the reduction epilogue (KernelConfig::redMaxBlocks) be chosen.
+  bool inPlace = false;
 };
 
 /// One kernel variant; every field is baked into the generated PTX.
@@ -41,13 +44,19 @@ struct KernelConfig {
   int clusterM = 1, clusterN = 1; // cluster_m = 2 multicasts B; cluster_n = 2 is not lowered
   int swizzleA = 128, swizzleB = 128; // bytes
   int numSMs = 132;
+  /// Reduction epilogue: when c is d, a tile of at most this many 128-deep K
+  /// blocks adds its sum to d with `red.global.add` instead of loading c
+  /// (docs/Kernel.md); longer tiles, and every tile of a call with a separate
+  /// c, take the register epilogue. 0: the register epilogue everywhere.
+  int redMaxBlocks = 0;
 
   /// One TMA producer warpgroup plus the math warpgroups.
   int threads() const;
   /// Dynamic shared memory; see smemBytesFor.
   int smemBytes() const;
   /// "dgemm_kgrouped_fp8_1d1d_bm<M>_bn<N>_s<S>_r<R>", plus "_c<cm>x<cn>" only
-  /// when a cluster dimension is not 1.
+  /// when a cluster dimension is not 1, plus "_red<B>" only when redMaxBlocks
+  /// is B > 0.
   std::string entryName() const;
   /// The .meta file of docs/KernelABI.md, one key=value per line.
   std::string toMeta() const;
@@ -96,15 +105,24 @@ double estimateKGroupedMakespanUs(const KGroupedProblem &problem,
                                   const KernelConfig &config,
                                   const Target &target);
 
+/// redMaxBlocks of the kernels selectKGroupedConfig picks for in-place calls
+/// whose groups average at most kRedEpilogueMaxMeanBlocks K blocks.
+inline constexpr int kRedEpilogueTileBlocks = 8;
+inline constexpr int kRedEpilogueMaxMeanBlocks = 4;
+
 /// The tile with the smallest modelled makespan (see docs/Heuristics.md),
 /// with cluster_m = 2 (B multicast across CTA pairs) when the m-block count
-/// is even and N >= 4096.
+/// is even and N >= 4096, and the reduction epilogue (redMaxBlocks =
+/// kRedEpilogueTileBlocks) when the call is in place and the groups' K
+/// blocks (each group's K rounded up to 128) average at most
+/// kRedEpilogueMaxMeanBlocks.
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
 
 /// Every config selectKGroupedConfig can return for `target`, in a fixed
 /// order without duplicates (every tile shape, then each with cluster_m =
-/// 2); used to pre-build the kernel bundle.
+/// 2, then all of those with the reduction epilogue); used to pre-build the
+/// kernel bundle.
 std::vector<KernelConfig> candidateKGroupedConfigs(const Target &target);
 
 } // namespace heuristics

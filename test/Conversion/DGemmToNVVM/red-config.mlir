@@ -1,0 +1,32 @@
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=3" --canonicalize | FileCheck %s --check-prefix=OPTION
+
+// A configuration with red_max_blocks = 8 (what the runtime's heuristics pick
+// for in-place calls with short groups) builds the reduction epilogue without
+// any pass option: its own entry name, and reductions for tiles of 1 to 8
+// blocks when c is d, the register path otherwise.
+// CHECK: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8(
+// CHECK-DAG: %[[ONE:.+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK: %[[SAME:.+]] = llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
+// CHECK-NEXT: %[[LESS:.+]] = arith.subi %{{.+}}, %[[ONE]] : i32
+// CHECK-NEXT: %[[SHORT:.+]] = arith.cmpi ult, %[[LESS]], %[[EIGHT]] : i32
+// CHECK-NEXT: %[[RED:.+]] = arith.andi %[[SAME]], %[[SHORT]] : i1
+// CHECK-NEXT: scf.if %[[RED]] {
+// CHECK: red.global.add.v2.f32
+// CHECK: } else {
+// CHECK: llvm.load
+// CHECK: llvm.fadd
+
+// The red-epilogue option, when given, sets the bound instead.
+// OPTION-DAG: %[[THREE:.+]] = llvm.mlir.constant(3 : i32) : i32
+// OPTION: llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
+// OPTION-NEXT: %[[LESS:.+]] = arith.subi
+// OPTION-NEXT: arith.cmpi ult, %[[LESS]], %[[THREE]] : i32
+// OPTION: red.global.add.v2.f32
+dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
+    groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132,
+            red_max_blocks = 8>
