@@ -36,7 +36,8 @@ def main() -> int:
     parser.add_argument("bundles", nargs="+")
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--shapes", default="",
-                        help="comma-separated G:M:N:K (K per group, all groups equal) to time "
+                        help="comma-separated G:M:N:K (K per group, all groups equal), or 'seed' "
+                             "(the bug report's shape with bench.py's K per group), to time "
                              "instead of bench.py's shapes")
     parser.add_argument("--separate-c", action="store_true",
                         help="d = c + sum with c other than d (default: accumulate into d in place)")
@@ -61,6 +62,9 @@ def main() -> int:
     if args.shapes:
         shapes = []
         for spec in args.shapes.split(","):
+            if spec == "seed":
+                shapes.append(bench.make_shapes(False)[0])
+                continue
             g, m, n, k = (int(v) for v in spec.split(":"))
             shapes.append(bench.Shape("given", m, n, [k] * g, None, None, ""))
     else:

@@ -43,6 +43,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.tmaReduceEpilogue = options.tmaReduceEpilogue;
   convert.redEpilogue = options.redEpilogue;
   convert.redEpilogueMaxBlocks = options.redEpilogueMaxBlocks;
+  convert.redVectorWidth = options.redVectorWidth;
   convert.epilogueChunkCols = options.epilogueChunkCols;
   convert.prefetchCBlocks = options.prefetchCBlocks;
   convert.prefetchCMaxBlocks = options.prefetchCMaxBlocks;

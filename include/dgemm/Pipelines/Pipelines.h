@@ -75,6 +75,9 @@ struct DGemmPipelineOptions
   Option<int64_t> redEpilogueMaxBlocks{
       *this, "red-epilogue-max-blocks",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
+  Option<int64_t> redVectorWidth{
+      *this, "red-vector-width",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(2)};
   Option<int64_t> epilogueChunkCols{
       *this, "epilogue-chunk-cols",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(16)};

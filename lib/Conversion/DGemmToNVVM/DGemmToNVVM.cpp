@@ -66,10 +66,11 @@ public:
                  bool perChunkEpilogue, bool tmaReduceEpilogue,
                  int64_t epilogueChunkCols, int64_t prefetchCBlocks,
                  int64_t prefetchCMaxBlocks, bool redEpilogue,
-                 int64_t redEpilogueMaxBlocks)
+                 int64_t redEpilogueMaxBlocks, int64_t redVectorWidth)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
+        redVectorWidth(redVectorWidth),
         tmaReduceEpilogue(tmaReduceEpilogue && layout.hasStaging),
         epilogueChunkCols(epilogueChunkCols), prefetchCBlocks(prefetchCBlocks),
         prefetchCMaxBlocks(prefetchCMaxBlocks) {}
@@ -211,6 +212,7 @@ private:
   bool perChunkEpilogue;
   bool redEpilogue;
   int64_t redEpilogueMaxBlocks;
+  int64_t redVectorWidth;
   bool tmaReduceEpilogue;
   int64_t epilogueChunkCols;
   int64_t prefetchCBlocks;
@@ -1012,7 +1014,72 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
               b.create<arith::SubIOp>(loc, blocks, i32(b, loc, 1)),
               i32(b, loc, redEpilogueMaxBlocks)));
     auto split = b.create<scf::IfOp>(loc, inPlace, /*withElseRegion=*/true);
+    // red-vector-width = 4: lanes q and q ^ 1 of a quad (q = lane % 4) swap
+    // half of their chunks with one shuffle per element, so that an even
+    // lane holds 4 consecutive columns of row r and an odd lane 4 of row
+    // r + 8, and each thread issues one 16-byte reduction per 8-column group
+    // instead of two 8-byte ones. Every lane shuffles (the guards below
+    // cover the reductions only); the 4 columns start at a multiple of 4 and
+    // N is one, so they lie inside N together and d's 16-byte alignment
+    // holds.
+    auto reduceWide = [&](OpBuilder &t, bool guarded) {
+      Value lane = t.create<arith::RemUIOp>(loc, tid(t, loc), i32(t, loc, 32));
+      Value odd = t.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::ne,
+          t.create<arith::AndIOp>(loc, lane, i32(t, loc, 1)), i32(t, loc, 0));
+      Value rowSel = t.create<arith::SelectOp>(
+          loc, odd, t.create<arith::AddIOp>(loc, row0, i32(t, loc, 8)), row0);
+      Value colSel = t.create<arith::SelectOp>(
+          loc, odd, t.create<arith::SubIOp>(loc, col0, i32(t, loc, 2)), col0);
+      Value rowOff = t.create<arith::MulIOp>(
+          loc, t.create<arith::AddIOp>(loc, groupRows, ext(t, rowSel)),
+          ext(t, nDim));
+      Value rowOk =
+          t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rowSel, m);
+      Value all = t.create<arith::ConstantIntOp>(loc, t.getI32Type(), -1);
+      Value one = i32(t, loc, 1), clamp = i32(t, loc, 0x1f);
+      for (int64_t j = 0; j < n / 8; ++j) {
+        Value top = mine(t, 0, j), bottom = mine(t, 1, j);
+        Value give = t.create<arith::SelectOp>(loc, odd, top, bottom);
+        Value got[2], keep[2];
+        for (int e = 0; e < 2; ++e) {
+          Value x = t.create<LLVM::ExtractElementOp>(loc, give, i32(t, loc, e));
+          got[e] = t.create<NVVM::ShflOp>(loc, f32, all, x, one, clamp,
+                                          NVVM::ShflKind::bfly, UnitAttr());
+          keep[e] = t.create<LLVM::ExtractElementOp>(
+              loc, t.create<arith::SelectOp>(loc, odd, bottom, top),
+              i32(t, loc, e));
+        }
+        // Even lane: its row-r pair, then the odd neighbour's. Odd lane: the
+        // even neighbour's row-(r + 8) pair, then its own.
+        Value out[4];
+        for (int e = 0; e < 2; ++e) {
+          out[e] = t.create<arith::SelectOp>(loc, odd, got[e], keep[e]);
+          out[2 + e] = t.create<arith::SelectOp>(loc, odd, keep[e], got[e]);
+        }
+        Value col =
+            t.create<arith::AddIOp>(loc, colSel, i32(t, loc, 8 * j));
+        OpBuilder sb = t;
+        if (guarded)
+          sb = t.create<scf::IfOp>(
+                    loc,
+                    t.create<arith::AndIOp>(
+                        loc, rowOk,
+                        t.create<arith::CmpIOp>(
+                            loc, arith::CmpIPredicate::ult, col, nDim)),
+                    /*withElseRegion=*/false)
+                   .getThenBodyBuilder();
+        Value off = sb.create<arith::AddIOp>(loc, rowOff, ext(sb, col));
+        Value addr = sb.create<LLVM::PtrToIntOp>(
+            loc, sb.getI64Type(), ptrAt(sb, KernelOp::PtrD, off));
+        inlinePtx(sb, loc, "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};",
+                  "l,f,f,f,f,~{memory}",
+                  ValueRange{addr, out[0], out[1], out[2], out[3]});
+      }
+    };
     auto reduce = [&](OpBuilder &t, bool guarded) {
+      if (redVectorWidth == 4)
+        return reduceWide(t, guarded);
       for (int i = 0; i < 2; ++i)
         for (int64_t j = 0; j < n / 8; ++j) {
           OpBuilder sb = t;
@@ -1371,6 +1438,11 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
+      if (redVectorWidth != 2 && redVectorWidth != 4) {
+        kernel.emitOpError("red-vector-width must be 2 or 4, got ")
+            << static_cast<int64_t>(redVectorWidth);
+        return signalPassFailure();
+      }
       if (redEpilogueMaxBlocks < 0) {
         kernel.emitOpError("red-epilogue-max-blocks must be >= 0 (0: every "
                            "tile), got ")
@@ -1391,7 +1463,7 @@ struct ConvertDGemmToNVVMPass
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
                                 prefetchCBlocks, prefetchCMaxBlocks, reduce,
-                                reduceMaxBlocks)
+                                reduceMaxBlocks, redVectorWidth)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

@@ -328,18 +328,20 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   if (mBlocks % 2 == 0 && problem.n >= kMulticastMinN &&
       checkConfig(paired, target).empty())
     chosen = paired;
-  // In place, short tiles add their sum to d with reductions instead of
-  // loading c first: 5-11% faster when the groups average at most 4 K blocks
-  // on the H200, but the second epilogue's code makes the block loop of
-  // long tiles 4-10% slower, so it is a kernel of its own, chosen per call
-  // (bench/NOTES.md, section 7).
+  // In place, tiles of at most 8 K blocks add their sum to d with reductions
+  // instead of loading c first: 1-12% faster on the H200, but the second
+  // epilogue's code makes the block loop of longer tiles 4-10% slower, so
+  // it is a kernel of its own, chosen when the tiles that take the
+  // reductions carry at least as many blocks (about as much time: every
+  // group has the same tiles) as those that do not (bench/NOTES.md,
+  // section 7).
   if (problem.inPlace) {
-    std::vector<int64_t> ks = effectiveKs(problem);
-    int64_t blocks = 0;
-    for (int64_t k : ks)
-      blocks += ceilDiv(k, kBlockK);
-    if (!ks.empty() &&
-        blocks <= int64_t(kRedEpilogueMaxMeanBlocks) * int64_t(ks.size()))
+    int64_t shortBlocks = 0, longBlocks = 0;
+    for (int64_t k : effectiveKs(problem)) {
+      int64_t blocks = ceilDiv(k, kBlockK);
+      (blocks <= kRedEpilogueTileBlocks ? shortBlocks : longBlocks) += blocks;
+    }
+    if (shortBlocks > 0 && shortBlocks >= longBlocks)
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
   }
   return chosen;

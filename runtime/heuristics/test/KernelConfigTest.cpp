@@ -678,15 +678,19 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   seed.inPlace = false;
   EXPECT_EQ(selectKGroupedConfig(seed, h200), separate);
 
-  // The bound is on the mean of the padded block counts: 4 blocks on
-  // average qualify, one more block in one group does not.
-  KGroupedProblem p = uniformProblem(4, 4096, 4096, 512);
+  // Groups of up to 8 padded blocks (their tiles reduce) must hold at least
+  // as many blocks as the longer ones.
+  KGroupedProblem p = uniformProblem(4, 4096, 4096, 1024);
   p.inPlace = true;
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
-  p.ks = {512, 512, 512, 513}; // the last group pads to 5 blocks
-  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  p.ks = {0, 0, 1024, 1024}; // empty groups count as 0 blocks
+  p.ks = {1024, 1024, 1024, 1025}; // 8 + 8 + 8 short, 9 long
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
+  p.ks = {1024, 128, 1152, 0}; // 8 + 1 short, 9 long: a tie reduces
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
+  p.ks = {1024, 0, 1152, 0}; // 8 short, 9 long
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  p.ks = {0, 0, 0, 0}; // nothing to reduce
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   // The large shapes keep the register epilogue in place too.
   KGroupedProblem large = uniformProblem(16, 7168, 2048, 2048);
   large.inPlace = true;

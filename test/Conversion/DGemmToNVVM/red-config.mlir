@@ -1,5 +1,7 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=3" --canonicalize | FileCheck %s --check-prefix=OPTION
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=4 --canonicalize | FileCheck %s --check-prefix=WIDE --implicit-check-not=red.global.add.v2
+// RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=3 2>&1 | FileCheck %s --check-prefix=BADWIDTH
 
 // A configuration with red_max_blocks = 8 (what the runtime's heuristics pick
 // for in-place calls with short groups) builds the reduction epilogue without
@@ -24,6 +26,19 @@
 // OPTION-NEXT: %[[LESS:.+]] = arith.subi
 // OPTION-NEXT: arith.cmpi ult, %[[LESS]], %[[THREE]] : i32
 // OPTION: red.global.add.v2.f32
+// red-vector-width=4: per 8-column group, each lane swaps two elements with
+// its quad neighbour (lane ^ 1) and issues one 16-byte reduction; an odd lane
+// takes row r + 8 and starts two columns to the left.
+// WIDE: llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
+// WIDE: %[[BIT:.+]] = arith.andi %{{.+}}, %{{.+}} : i32
+// WIDE-NEXT: %[[ODD:.+]] = arith.cmpi ne, %[[BIT]], %{{.+}} : i32
+// WIDE: %[[GIVE:.+]] = arith.select %[[ODD]], %[[TOP:[0-9]+]], %[[BOTTOM:[0-9]+]] : vector<2xf32>
+// WIDE-NEXT: %[[X0:.+]] = llvm.extractelement %[[GIVE]]
+// WIDE-NEXT: %[[GOT0:.+]] = nvvm.shfl.sync  bfly %c-1_i32, %[[X0]], %{{.+}}, %{{.+}} : f32 -> f32
+// WIDE-NEXT: %[[KEEP:.+]] = arith.select %[[ODD]], %[[BOTTOM]], %[[TOP]] : vector<2xf32>
+// WIDE: nvvm.shfl.sync  bfly
+// WIDE: red.global.add.v4.f32 [$0], {$1, $2, $3, $4};
+// BADWIDTH: red-vector-width must be 2 or 4, got 3
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
     config <block_m = 128, block_n = 128, block_k = 128, stages = 6,

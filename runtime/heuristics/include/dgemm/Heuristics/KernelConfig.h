@@ -106,16 +106,16 @@ double estimateKGroupedMakespanUs(const KGroupedProblem &problem,
                                   const Target &target);
 
 /// redMaxBlocks of the kernels selectKGroupedConfig picks for in-place calls
-/// whose groups average at most kRedEpilogueMaxMeanBlocks K blocks.
+/// (see there).
 inline constexpr int kRedEpilogueTileBlocks = 8;
-inline constexpr int kRedEpilogueMaxMeanBlocks = 4;
 
 /// The tile with the smallest modelled makespan (see docs/Heuristics.md),
 /// with cluster_m = 2 (B multicast across CTA pairs) when the m-block count
 /// is even and N >= 4096, and the reduction epilogue (redMaxBlocks =
-/// kRedEpilogueTileBlocks) when the call is in place and the groups' K
-/// blocks (each group's K rounded up to 128) average at most
-/// kRedEpilogueMaxMeanBlocks.
+/// kRedEpilogueTileBlocks) when the call is in place and the groups of 1 to
+/// kRedEpilogueTileBlocks K blocks (each group's K rounded up to 128), whose
+/// tiles take it, hold at least as many blocks as the longer groups, whose
+/// tiles do not.
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
 
