@@ -89,6 +89,11 @@ def main() -> int:
         c = torch.randn(g, m, n, device="cuda", dtype=torch.float32)
         ds = [torch.full_like(c, float("nan")) for _ in args.bundles]
 
+        # The configuration the runtime picks without any bundle's overrides.
+        for var in override_vars:
+            os.environ.pop(var, None)
+        config = oracle.entry(m, n, ks, in_place=not args.separate_c) if oracle else "?"
+
         def call(i):
             path, env = specs[i]
             os.environ["DGEMM_KERNEL_DIR"] = path
@@ -144,7 +149,6 @@ def main() -> int:
             med = statistics.median(times[i])
             rel = statistics.median(t / t0 for t, t0 in zip(times[i], times[0]))
             cols.append(f"{name} {med:8.1f} us {shape.flop / med / 1e6:5.0f} TF rel {rel:.3f}")
-        config = oracle.entry(m, n, ks, in_place=not args.separate_c) if oracle else "?"
         print(f"{shape.name():24s} {config} | " + " | ".join(cols), flush=True)
         del a, b, c, ds
         torch.cuda.empty_cache()

@@ -329,7 +329,7 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
       checkConfig(paired, target).empty())
     chosen = paired;
   // In place, tiles of at most 8 K blocks add their sum to d with reductions
-  // instead of loading c first: 1-12% faster on the H200, but the second
+  // instead of loading c first: 1-11% faster on the H200, but the second
   // epilogue's code makes the block loop of longer tiles 4-10% slower, so
   // it is a kernel of its own, chosen when the tiles that take the
   // reductions carry at least as many blocks (about as much time: every
