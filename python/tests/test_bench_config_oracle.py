@@ -1,0 +1,41 @@
+"""bench/bench.py names the kernel the runtime will launch by calling the heuristics through
+ctypes, with Python mirrors of the C++ structs. Checked against the built runtime library
+(host code only: no GPU, no torch)."""
+
+import ctypes
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import bench  # noqa: E402
+
+SEED_KS = [256, 128, 128, 256]
+PREFIX = "dgemm_kgrouped_fp8_1d1d_"
+
+
+@pytest.fixture
+def oracle():
+    path = os.environ.get("DGEMM_RUNTIME_LIB", "")
+    if not os.path.isfile(path):
+        pytest.skip("DGEMM_RUNTIME_LIB names no built runtime library")
+    lib = ctypes.CDLL(path)
+    if not hasattr(lib, bench._SELECT_SYMBOL):
+        pytest.skip(f"{path} exports no heuristics (a stub?)")
+    return bench.ConfigOracle(lib, 132, 232448, None)
+
+
+def test_register_and_reduction_kernels(oracle, monkeypatch):
+    for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_CLUSTER_M", "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N"):
+        monkeypatch.delenv(var, raising=False)
+    # The seed shape: the reduction epilogue only in place.
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
+    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_red8"
+    # Long groups keep the register epilogue in place too; N = 7168 pairs CTAs.
+    assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
+            == PREFIX + "bm128_bn192_s5_r2_c2x1")
+    # The runtime's override, mirrored.
+    monkeypatch.setenv("DGEMM_RED_MAX_BLOCKS", "0")
+    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2"
