@@ -38,6 +38,7 @@ struct SelectConfigPass
       problem.n = ShapedType::isDynamic(gemm.getN()) ? 7168 : gemm.getN();
       problem.numGroups = gemm.getNumGroups();
       problem.expectedKPerGroup = expectedK;
+      problem.inPlace = inPlace;
       heur::KernelConfig config = heur::selectKGroupedConfig(problem, target);
       if (descSlots > 0)
         config.descSlots = descSlots;

@@ -25,7 +25,11 @@ def DGemmSelectConfig : Pass<"dgemm-select-config", "ModuleOp"> {
            "DeepGEMM's single rewritten descriptor)">,
     Option<"clusterM", "cluster-m", "int", "0",
            "CTAs per cluster along M, which share (multicast) the B tile (0: "
-           "the heuristic's choice)">
+           "the heuristic's choice)">,
+    Option<"inPlace", "in-place", "bool", "false",
+           "Select as the runtime does for calls with c = d: short groups "
+           "(see expected-k) then get the reduction epilogue "
+           "(red_max_blocks)">
   ];
   let statistics = [
     Statistic<"numSelected", "num-selected", "Configurations chosen">
