@@ -22,7 +22,8 @@ constexpr int kBarrierBytesPerStage = 2 * 8; // full + empty mbarrier
 constexpr int kMaxStages = 8;
 constexpr int kThreadsPerWarpgroup = 128;
 constexpr int kMaxBlockNForRegisters = 192;
-// Tiles up to 2^20 K blocks (K = 2^27) can be told apart; more is no limit.
+// Upper bound of red_max_blocks: 2^20 K blocks (K = 2^27) exceeds any
+// group's K, so larger bounds would select nothing more.
 constexpr int kMaxRedMaxBlocks = 1 << 20;
 
 // Candidate tiles. Every blockN is a multiple of 16 and divides 7168 or 2048
