@@ -107,6 +107,9 @@ std::vector<GemmCase> gemmCases() {
       {"LargeInPlaceMixedEpilogues", 4096, 7168, {1024, 2048, 0, 1152}, true,
        0, 8},
       {"ManySmallGroupsInPlace", 2048, 768, manySmallGroups(), true},
+      // Small M: one math warpgroup (block_m 64), in place through the
+      // reduction epilogue.
+      {"SmallMInPlace", 64, 2048, {256, 128, 0, 384}, true},
       // block_n 144: an odd chunk count, so consecutive tiles start on the
       // buffer the previous tile ended on.
       {"OddChunkCountInPlace", 1024, 1440, {256, 384, 128}, true, 144},
