@@ -18,11 +18,13 @@ using namespace dgemm::runtime;
 
 namespace {
 
-/// An integer key: its field and inclusive range, plus an optional multiple.
+/// An integer key: its field and inclusive range, plus an optional multiple;
+/// an optional key may be absent (the field keeps its default).
 struct IntKey {
   const char *name;
   int KernelMeta::*field;
   int min, max, multipleOf;
+  bool optional = false;
 };
 
 // Ranges are what the launch can honour (TMA box dims <= 256, 1024 threads
@@ -40,6 +42,7 @@ const IntKey kIntKeys[] = {
     {"cluster_m", &KernelMeta::clusterM, 1, 8, 1},
     {"cluster_n", &KernelMeta::clusterN, 1, 8, 1},
     {"smem_bytes", &KernelMeta::smemBytes, 0, 1 << 20, 1},
+    {"red_max_blocks", &KernelMeta::redMaxBlocks, 0, 1 << 20, 1, true},
 };
 
 constexpr const char *kKind = "k_grouped_contiguous";
@@ -124,6 +127,8 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
                              "', got '" + meta.kind + "'");
 
   for (const IntKey &key : kIntKeys) {
+    if (key.optional && !values.count(key.name))
+      continue;
     std::string raw;
     if (Status s = take(key.name, raw); !s.ok())
       return s;
@@ -143,18 +148,6 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
                                ", got '" + raw + "'");
     }
     meta.*key.field = value;
-  }
-  if (auto it = values.find("red_max_blocks"); it != values.end()) {
-    const std::string &raw = it->second;
-    int value = 0;
-    auto [end, ec] =
-        std::from_chars(raw.data(), raw.data() + raw.size(), value);
-    if (ec != std::errc() || end != raw.data() + raw.size() || value < 0 ||
-        value > (1 << 20))
-      return bad(fileName, "key 'red_max_blocks' must be an integer in [0, " +
-                               std::to_string(1 << 20) + "], got '" + raw +
-                               "'");
-    meta.redMaxBlocks = value;
   }
   if (meta.clusterM * meta.clusterN > 8)
     return bad(fileName,

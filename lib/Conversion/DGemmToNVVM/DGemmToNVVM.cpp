@@ -1000,8 +1000,15 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   // this path: on the H200 it made short tiles faster (their epilogue does not
   // wait for c any more) and long ones slower (bench/NOTES.md).
   Value blocks = redEpilogueMaxBlocks > 0 ? tileBlocks(op) : Value();
-  if (redEpilogue && !tmaReduceEpilogue &&
-      (redEpilogueMaxBlocks <= 0 || blocks)) {
+  if (redEpilogue && !tmaReduceEpilogue && redEpilogueMaxBlocks > 0 &&
+      !blocks) {
+    // Left unlowered, which fails the conversion.
+    op.emitOpError("the reduction epilogue's bound needs the tile's block "
+                   "count, but the sums do not come from a block loop of "
+                   "dgemm-lower-to-kernel");
+    return;
+  }
+  if (redEpilogue && !tmaReduceEpilogue) {
     Value inPlace = inPlaceCond();
     // 1 <= blocks <= B (blocks - 1 wraps for 0): a tile without K blocks
     // (an empty group) keeps the register path, which leaves d = c exact
@@ -1041,14 +1048,13 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
       for (int64_t j = 0; j < n / 8; ++j) {
         Value top = mine(t, 0, j), bottom = mine(t, 1, j);
         Value give = t.create<arith::SelectOp>(loc, odd, top, bottom);
+        Value kept = t.create<arith::SelectOp>(loc, odd, bottom, top);
         Value got[2], keep[2];
         for (int e = 0; e < 2; ++e) {
           Value x = t.create<LLVM::ExtractElementOp>(loc, give, i32(t, loc, e));
           got[e] = t.create<NVVM::ShflOp>(loc, f32, all, x, one, clamp,
                                           NVVM::ShflKind::bfly, UnitAttr());
-          keep[e] = t.create<LLVM::ExtractElementOp>(
-              loc, t.create<arith::SelectOp>(loc, odd, bottom, top),
-              i32(t, loc, e));
+          keep[e] = t.create<LLVM::ExtractElementOp>(loc, kept, i32(t, loc, e));
         }
         // Even lane: its row-r pair, then the odd neighbour's. Odd lane: the
         // even neighbour's row-(r + 8) pair, then its own.

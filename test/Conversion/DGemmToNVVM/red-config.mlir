@@ -2,6 +2,11 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=3" --canonicalize | FileCheck %s --check-prefix=OPTION
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=4 --canonicalize | FileCheck %s --check-prefix=WIDE --implicit-check-not=red.global.add.v2
 // RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=3 2>&1 | FileCheck %s --check-prefix=BADWIDTH
+// An epilogue whose sums do not come from a block loop (here: the zero
+// vector) gives the reduction's bound no block count: an error, not a kernel
+// silently without the reduction.
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel=blocks-per-turn=1 --dgemm-place-sync | sed -E 's/dgemm.epilogue %%[0-9]+#1 /dgemm.epilogue %%cst /' | not dgemm-opt --convert-dgemm-to-nvvm 2>&1 | FileCheck %s --check-prefix=NOBLOCKS
+// NOBLOCKS: error: 'dgemm.epilogue' op the reduction epilogue's bound needs the tile's block count
 
 // A configuration with red_max_blocks = 8 (what the runtime's heuristics pick
 // for in-place calls with short groups) builds the reduction epilogue without
@@ -33,9 +38,10 @@
 // WIDE: %[[BIT:.+]] = arith.andi %{{.+}}, %{{.+}} : i32
 // WIDE-NEXT: %[[ODD:.+]] = arith.cmpi ne, %[[BIT]], %{{.+}} : i32
 // WIDE: %[[GIVE:.+]] = arith.select %[[ODD]], %[[TOP:[0-9]+]], %[[BOTTOM:[0-9]+]] : vector<2xf32>
+// WIDE-NEXT: %[[KEEP:.+]] = arith.select %[[ODD]], %[[BOTTOM]], %[[TOP]] : vector<2xf32>
 // WIDE-NEXT: %[[X0:.+]] = llvm.extractelement %[[GIVE]]
 // WIDE-NEXT: %[[GOT0:.+]] = nvvm.shfl.sync  bfly %c-1_i32, %[[X0]], %{{.+}}, %{{.+}} : f32 -> f32
-// WIDE-NEXT: %[[KEEP:.+]] = arith.select %[[ODD]], %[[BOTTOM]], %[[TOP]] : vector<2xf32>
+// WIDE-NEXT: llvm.extractelement %[[KEEP]]
 // WIDE: nvvm.shfl.sync  bfly
 // WIDE: red.global.add.v4.f32 [$0], {$1, $2, $3, $4};
 // BADWIDTH: red-vector-width must be 2 or 4, got 3

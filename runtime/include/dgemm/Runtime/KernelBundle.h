@@ -41,7 +41,8 @@ struct KernelMeta {
 
 /// Parses the text of a .meta file. `fileName` is used in messages only;
 /// `expectedEntry`, when non-empty, must equal the entry key (it is the file
-/// stem). Every documented key is required exactly once; keys this version
+/// stem). Every documented key appears at most once, and all but the
+/// optional red_max_blocks are required; keys this version
 /// does not know are ignored so that newer compilers may add some. Errors
 /// (ErrorCode::BadKernelBundle) name the file, the line or key, and the rule.
 Status parseKernelMeta(const std::string &text, const std::string &fileName,
