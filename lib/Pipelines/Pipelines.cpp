@@ -32,6 +32,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   DGemmPlaceSyncOptions place;
   place.skipDescriptorDrain = options.skipDescriptorDrain;
   place.releasePerThread = options.releasePerThread;
+  place.waitBeforeTurn = options.waitBeforeTurn;
   place.skipProxyFence = options.skipProxyFence;
   pm.addPass(createDGemmPlaceSync(place));
   // The unsafe variants exist to show the races on the GPU; the verifier
@@ -47,6 +48,8 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.epilogueChunkCols = options.epilogueChunkCols;
   convert.prefetchCBlocks = options.prefetchCBlocks;
   convert.prefetchCMaxBlocks = options.prefetchCMaxBlocks;
+  convert.turnPassPending = options.turnPassPending;
+  convert.unscaledPromotion = options.unscaledPromotion;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -87,6 +87,15 @@ struct DGemmPipelineOptions
   Option<int64_t> prefetchCMaxBlocks{
       *this, "prefetch-c-max-blocks",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
+  Option<bool> waitBeforeTurn{
+      *this, "wait-before-turn",
+      llvm::cl::desc("See dgemm-place-sync"), llvm::cl::init(false)};
+  Option<bool> unscaledPromotion{
+      *this, "unsafe-unscaled-promotion",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
+  Option<int64_t> turnPassPending{
+      *this, "turn-pass-pending",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

@@ -66,14 +66,17 @@ public:
                  bool perChunkEpilogue, bool tmaReduceEpilogue,
                  int64_t epilogueChunkCols, int64_t prefetchCBlocks,
                  int64_t prefetchCMaxBlocks, bool redEpilogue,
-                 int64_t redEpilogueMaxBlocks, int64_t redVectorWidth)
+                 int64_t redEpilogueMaxBlocks, int64_t redVectorWidth,
+                 int64_t turnPassPending, bool unscaledPromotion)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
         redVectorWidth(redVectorWidth),
         tmaReduceEpilogue(tmaReduceEpilogue && layout.hasStaging),
         epilogueChunkCols(epilogueChunkCols), prefetchCBlocks(prefetchCBlocks),
-        prefetchCMaxBlocks(prefetchCMaxBlocks) {}
+        prefetchCMaxBlocks(prefetchCMaxBlocks),
+        turnPassPending(turnPassPending),
+        unscaledPromotion(unscaledPromotion) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -217,6 +220,8 @@ private:
   int64_t epilogueChunkCols;
   int64_t prefetchCBlocks;
   int64_t prefetchCMaxBlocks;
+  int64_t turnPassPending;
+  bool unscaledPromotion;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -500,6 +505,10 @@ void KernelLowering::lowerMma(MmaOp op) {
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
         NVVM::MMALayout::row, NVVM::MMALayout::col,
         NVVM::MMAIntOverflowAttr());
+    // turn-pass-pending = N: the last N WGMMAs are a commit group of their
+    // own (every dgemm.mma is then two groups; lowerMmaWait counts so).
+    if (turnPassPending > 0 && kk == 3 - turnPassPending)
+      b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
   }
   b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
   // The registers are read only by dgemm.promote, after dgemm.mma.wait; keep
@@ -526,7 +535,36 @@ void KernelLowering::lowerMma(MmaOp op) {
 
 void KernelLowering::lowerMmaWait(MmaWaitOp op) {
   OpBuilder b(op);
-  b.create<NVVM::WgmmaWaitGroupSyncOp>(op.getLoc(), op.getPending());
+  Location loc = op.getLoc();
+  if (turnPassPending == 0) {
+    b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, op.getPending());
+    op.erase();
+    return;
+  }
+  // Every dgemm.mma is two commit groups: "all but the last p blocks
+  // completed" is "all but the last 2p groups".
+  uint32_t pending = 2 * op.getPending();
+  // A wait that completes everything before the turn passes (in the same
+  // block, with no WGMMA issued or waited for in between) becomes: wait for
+  // the newest block's first group, pass the turn, wait for the rest. What
+  // the wait ordered before the pass (the stage's release, its fence) stays
+  // after the full wait.
+  TurnOp pass;
+  if (op.getPending() == 0)
+    for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+      if (auto turn = dyn_cast<TurnOp>(next)) {
+        if (turn.getAction() == TurnAction::pass)
+          pass = turn;
+        break;
+      }
+      if (isa<MmaOp, MmaWaitOp>(next) || next->getNumRegions() != 0)
+        break;
+    }
+  if (pass) {
+    b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, pending + 1);
+    pass->moveBefore(op);
+  }
+  b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, pending);
   op.erase();
 }
 
@@ -689,8 +727,27 @@ void KernelLowering::lowerPromote(PromoteOp op) {
       pair = st->sfbPairOf(b, loc, j0 + j);
     return b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
   };
-  Value sa[2] = {scaleAt(0), scaleAt(1)};
   Value sum = op.getSum();
+  if (unscaledPromotion) {
+    for (int64_t r = 0; r < n / 2; ++r) {
+      Value idx = i32(b, loc, r);
+      Value old = b.create<LLVM::ExtractElementOp>(loc, sum, idx);
+      Value a = b.create<LLVM::InlineAsmOp>(
+                     loc, f32, ValueRange{element(r)}, "", "=f,0",
+                     /*has_side_effects=*/true, false,
+                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                     ArrayAttr())
+                    .getResult(0);
+      sum = b.create<LLVM::InsertElementOp>(
+          loc, sum, b.create<LLVM::FAddOp>(loc, old, a), idx);
+    }
+    op.getResult().replaceAllUsesWith(sum);
+    op.erase();
+    if (cast && cast.use_empty())
+      cast.erase();
+    return;
+  }
+  Value sa[2] = {scaleAt(0), scaleAt(1)};
   for (int64_t j = 0; j < n / 8; ++j) {
     Value sb[2] = {scaleAt(2 + 2 * j), scaleAt(2 + 2 * j + 1)};
     for (int i = 0; i < 2; ++i)
@@ -1455,6 +1512,12 @@ struct ConvertDGemmToNVVMPass
             << static_cast<int64_t>(redEpilogueMaxBlocks);
         return signalPassFailure();
       }
+      if (turnPassPending < 0 || turnPassPending > 3) {
+        kernel.emitOpError("turn-pass-pending must be 0 to 3 (WGMMAs of "
+                           "a block's 4 left running at the hand-over), got ")
+            << static_cast<int64_t>(turnPassPending);
+        return signalPassFailure();
+      }
       if (epilogueChunkCols != 8 && epilogueChunkCols != 16) {
         kernel.emitOpError("epilogue-chunk-cols must be 8 or 16, got ")
             << static_cast<int64_t>(epilogueChunkCols);
@@ -1469,7 +1532,8 @@ struct ConvertDGemmToNVVMPass
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
                                 prefetchCBlocks, prefetchCMaxBlocks, reduce,
-                                reduceMaxBlocks, redVectorWidth)
+                                reduceMaxBlocks, redVectorWidth,
+                                turnPassPending, unscaledPromotion)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

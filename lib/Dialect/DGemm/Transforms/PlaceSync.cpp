@@ -27,6 +27,14 @@ static SmallVector<ResourceAccess> accessesOf(Operation *op) {
   return accesses;
 }
 
+/// Whether `v`, which dominates the op right after `op` in its block, is
+/// also available before `op`: unless it is defined in that block, it comes
+/// from an enclosing one.
+static bool definedBefore(Value v, Operation *op) {
+  Operation *def = v.getDefiningOp();
+  return !def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op);
+}
+
 static TmaOperand operandOfSlot(ResourceKind kind) {
   return kind == ResourceKind::DescSlotA ? TmaOperand::a : TmaOperand::b;
 }
@@ -207,6 +215,14 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
           FailureOr<Value> phase = phaseOf(&op, a.index);
           if (failed(phase))
             return failure();
+          // wait-before-turn: wait for the data before waiting for the turn
+          // on the tensor cores, so that the turn's wait overlaps it (the
+          // turn orders no resource; waiting earlier is always safe).
+          if (waitBeforeTurn)
+            if (auto turn = dyn_cast_or_null<TurnOp>(op.getPrevNode()))
+              if (turn.getAction() == TurnAction::wait &&
+                  definedBefore(a.index, turn) && definedBefore(*phase, turn))
+                b.setInsertionPoint(turn);
           b.create<WaitOp>(op.getLoc(), BarrierKind::full, a.index, *phase);
           st.releaseAfter[a.index] = nullptr;
           ++numWaits;

@@ -118,6 +118,10 @@ def DGemmPlaceSync : Pass<"dgemm-place-sync", "ModuleOp"> {
     Option<"releasePerThread", "release-per-thread", "bool", "false",
            "Every math thread arrives on a stage's empty barrier (default: "
            "one arrive per warp after a warp-wide sync)">,
+    Option<"waitBeforeTurn", "wait-before-turn", "bool", "false",
+           "Place a stage's full-barrier wait before the tensor-core turn's "
+           "wait (dgemm.turn wait) that precedes its first read, instead of "
+           "after it">,
     Option<"skipDescriptorDrain", "unsafe-skip-descriptor-drain", "bool",
            "false",
            "TEST ONLY: omit the drain before descriptor rewrites, reproducing "
@@ -195,7 +199,17 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "the tile remain (0: when the tile starts; -1: no prefetch)">,
     Option<"prefetchCMaxBlocks", "prefetch-c-max-blocks", "int64_t", "0",
            "Prefetch c only for tiles of at most this many 128-deep blocks "
-           "(0: every tile)">
+           "(0: every tile)">,
+    Option<"unscaledPromotion", "unsafe-unscaled-promotion", "bool", "false",
+           "TEST ONLY (wrong results): the promotion adds the fragment to "
+           "the sum without the scales (no scale loads, no products), to "
+           "time the kernel without the promotion's cost">,
+    Option<"turnPassPending", "turn-pass-pending", "int64_t", "0",
+           "WGMMAs of a block (0-3 of its 4) still running when a math "
+           "warpgroup hands the tensor-core turn over: each block's last N "
+           "WGMMAs form a commit group of their own, the turn passes once "
+           "the first ones completed and the promotion waits for the rest "
+           "(0: the turn passes when the block completed)">
   ];
 }
 

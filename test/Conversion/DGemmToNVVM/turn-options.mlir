@@ -1,0 +1,64 @@
+// Options that move the tensor-core turn's hand-over or time the kernel
+// without the promotion's cost. All are off by default and measured slower
+// (turn-pass-pending, wait-before-turn) or wrong by design
+// (unsafe-unscaled-promotion); bench/NOTES.md, section 8.
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PEND1
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=2 --canonicalize | FileCheck %s --check-prefix=PEND2
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=DEFAULT
+// RUN: not dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=4 2>&1 | FileCheck %s --check-prefix=BADPEND
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync=wait-before-turn | FileCheck %s --check-prefix=EARLY
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync | FileCheck %s --check-prefix=LATE
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-unscaled-promotion --canonicalize | FileCheck %s --check-prefix=UNSCALED
+
+dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
+    groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// turn-pass-pending = N: the block's last N WGMMAs are a commit group of
+// their own; the turn passes once the first group completed, and the
+// promotion (and the stage's release after it) waits for the rest.
+// PEND1: "bar.sync $0, 256;"
+// PEND1: nvvm.wgmma.fence.aligned
+// PEND1-COUNT-3: nvvm.wgmma.mma_async
+// PEND1-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// PEND1: nvvm.wgmma.mma_async
+// PEND1-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// PEND1-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// PEND1: "bar.arrive $0, 256;"
+// PEND1-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// PEND1-NOT: nvvm.wgmma.wait.group
+// PEND1: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// PEND1: nvvm.mbarrier.arrive
+
+// PEND2: nvvm.wgmma.fence.aligned
+// PEND2-COUNT-2: nvvm.wgmma.mma_async
+// PEND2-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// PEND2-COUNT-2: nvvm.wgmma.mma_async
+// PEND2-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// PEND2-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// PEND2: "bar.arrive $0, 256;"
+// PEND2-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+
+// By default a block is one commit group, completed before the turn passes.
+// DEFAULT: nvvm.wgmma.fence.aligned
+// DEFAULT-COUNT-4: nvvm.wgmma.mma_async
+// DEFAULT-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// DEFAULT-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// DEFAULT: "bar.arrive $0, 256;"
+// DEFAULT-NOT: nvvm.wgmma.wait.group
+
+// BADPEND: error: 'dgemm.kernel' op turn-pass-pending must be 0 to 3 (WGMMAs of a block's 4 left running at the hand-over), got 4
+
+// wait-before-turn: the stage's full-barrier wait comes before the turn's.
+// EARLY: dgemm.wait full(%[[S:.+]]) phase
+// EARLY-NEXT: dgemm.turn wait
+// EARLY-NEXT: dgemm.mma stage(%[[S]])
+// LATE: dgemm.turn wait
+// LATE-NEXT: dgemm.wait full(%[[S:.+]]) phase
+// LATE-NEXT: dgemm.mma stage(%[[S]])
+
+// unsafe-unscaled-promotion: the promotion is one add per accumulator, with
+// no scale loads or products (the epilogue still adds c).
+// UNSCALED: nvvm.wgmma.wait.group.sync.aligned 0
+// UNSCALED-COUNT-96: llvm.fadd
+// UNSCALED-NOT: llvm.intr.fma
+// UNSCALED: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
