@@ -93,6 +93,9 @@ struct DGemmPipelineOptions
   Option<bool> unscaledPromotion{
       *this, "unsafe-unscaled-promotion",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
+  Option<bool> mmaSetupBeforeTurn{
+      *this, "mma-setup-before-turn",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(true)};
   Option<int64_t> turnPassPending{
       *this, "turn-pass-pending",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};

@@ -67,7 +67,8 @@ public:
                  int64_t epilogueChunkCols, int64_t prefetchCBlocks,
                  int64_t prefetchCMaxBlocks, bool redEpilogue,
                  int64_t redEpilogueMaxBlocks, int64_t redVectorWidth,
-                 int64_t turnPassPending, bool unscaledPromotion)
+                 int64_t turnPassPending, bool unscaledPromotion,
+                 bool mmaSetupBeforeTurn)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -76,7 +77,8 @@ public:
         epilogueChunkCols(epilogueChunkCols), prefetchCBlocks(prefetchCBlocks),
         prefetchCMaxBlocks(prefetchCMaxBlocks),
         turnPassPending(turnPassPending),
-        unscaledPromotion(unscaledPromotion) {}
+        unscaledPromotion(unscaledPromotion),
+        mmaSetupBeforeTurn(mmaSetupBeforeTurn) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -222,6 +224,7 @@ private:
   int64_t prefetchCMaxBlocks;
   int64_t turnPassPending;
   bool unscaledPromotion;
+  bool mmaSetupBeforeTurn;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -459,6 +462,23 @@ static Value mathWarpgroup(OpBuilder &b, Location loc, Value tid) {
 void KernelLowering::lowerMma(MmaOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  // mma-setup-before-turn: the operand descriptors are computed before the
+  // turn's wait (when the stage is known there), so that only the WGMMAs
+  // remain once the turn arrives.
+  if (mmaSetupBeforeTurn)
+    for (Operation *prev = op->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      if (auto turn = dyn_cast<TurnOp>(prev)) {
+        Operation *def = op.getStage().getDefiningOp();
+        if (turn.getAction() == TurnAction::wait &&
+            (!def || def->getBlock() != turn->getBlock() ||
+             def->isBeforeInBlock(turn)))
+          b.setInsertionPoint(turn);
+        break;
+      }
+      if (isa<MmaOp, MmaWaitOp, PromoteOp>(prev) || prev->getNumRegions())
+        break;
+    }
   // The slice's width; its B rows start col_offset rows (of 128 bytes) into
   // the stage's B tile, a whole number of 8-row swizzle atoms.
   int64_t n = 2 * cast<VectorType>(op.getAcc().getType()).getNumElements();
@@ -487,6 +507,7 @@ void KernelLowering::lowerMma(MmaOp op) {
     return b.create<LLVM::OrOp>(loc, d, i64(b, loc, hi)).getResult();
   };
   Value descA = descriptor(aAddr), descB = descriptor(bAddr);
+  b.setInsertionPoint(op);
   auto structType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(n / 2, b.getF32Type()));
   Value acc = b.create<LLVM::UndefOp>(loc, structType);
@@ -1533,7 +1554,8 @@ struct ConvertDGemmToNVVMPass
                                 tmaReduceEpilogue, epilogueChunkCols,
                                 prefetchCBlocks, prefetchCMaxBlocks, reduce,
                                 reduceMaxBlocks, redVectorWidth,
-                                turnPassPending, unscaledPromotion)
+                                turnPassPending, unscaledPromotion,
+                                mmaSetupBeforeTurn)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

@@ -1,4 +1,4 @@
-// Options that move the tensor-core turn's hand-over or time the kernel
+// Options that place the WGMMA descriptors, move the tensor-core turn's hand-over or time the kernel
 // without the promotion's cost. All are off by default and measured slower
 // (turn-pass-pending, wait-before-turn) or wrong by design
 // (unsafe-unscaled-promotion); bench/NOTES.md, section 8.
@@ -9,6 +9,8 @@
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync=wait-before-turn | FileCheck %s --check-prefix=EARLY
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync | FileCheck %s --check-prefix=LATE
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-unscaled-promotion --canonicalize | FileCheck %s --check-prefix=UNSCALED
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SETUP
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=mma-setup-before-turn=false --canonicalize | FileCheck %s --check-prefix=ATMMA
 
 dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
@@ -62,3 +64,21 @@ dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // UNSCALED-COUNT-96: llvm.fadd
 // UNSCALED-NOT: llvm.intr.fma
 // UNSCALED: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+
+// mma-setup-before-turn (default): the block's two operand descriptors are
+// built before the turn's bar.sync, so that once the turn arrives only the
+// stage's full-barrier wait and the WGMMAs remain; false builds them at the
+// WGMMAs, after the wait.
+// SETUP: %[[DA:.+]] = llvm.or %{{.+}}, %{{.+}} : i64
+// SETUP: %[[DB:.+]] = llvm.or %{{.+}}, %{{.+}} : i64
+// SETUP: "bar.sync $0, 256;"
+// SETUP: mbarrier.try_wait.parity
+// SETUP: nvvm.wgmma.fence.aligned
+// SETUP-NOT: llvm.or
+// SETUP: nvvm.wgmma.mma_async
+// ATMMA: "bar.sync $0, 256;"
+// ATMMA-NOT: llvm.or {{.+}} : i64
+// ATMMA: mbarrier.try_wait.parity
+// ATMMA: llvm.or {{.+}} : i64
+// ATMMA: llvm.or {{.+}} : i64
+// ATMMA: nvvm.wgmma.fence.aligned

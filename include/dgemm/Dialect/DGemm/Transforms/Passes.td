@@ -204,6 +204,9 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "TEST ONLY (wrong results): the promotion adds the fragment to "
            "the sum without the scales (no scale loads, no products), to "
            "time the kernel without the promotion's cost">,
+    Option<"mmaSetupBeforeTurn", "mma-setup-before-turn", "bool", "true",
+           "Compute a block's WGMMA operand descriptors before the "
+           "tensor-core turn's wait (false: after it, at the WGMMAs)">,
     Option<"turnPassPending", "turn-pass-pending", "int64_t", "0",
            "WGMMAs of a block (0-3 of its 4) still running when a math "
            "warpgroup hands the tensor-core turn over: each block's last N "
