@@ -77,7 +77,7 @@ struct DGemmPipelineOptions
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
   Option<int64_t> redVectorWidth{
       *this, "red-vector-width",
-      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(2)};
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
   Option<int64_t> epilogueChunkCols{
       *this, "epilogue-chunk-cols",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(16)};

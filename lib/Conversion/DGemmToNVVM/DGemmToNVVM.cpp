@@ -1522,8 +1522,8 @@ struct ConvertDGemmToNVVMPass
         kernel.emitOpError("has no dgemm.warp_specialize");
         return signalPassFailure();
       }
-      if (redVectorWidth != 2 && redVectorWidth != 4) {
-        kernel.emitOpError("red-vector-width must be 2 or 4, got ")
+      if (redVectorWidth != 0 && redVectorWidth != 2 && redVectorWidth != 4) {
+        kernel.emitOpError("red-vector-width must be 0 (by cluster), 2 or 4, got ")
             << static_cast<int64_t>(redVectorWidth);
         return signalPassFailure();
       }
@@ -1553,7 +1553,10 @@ struct ConvertDGemmToNVVMPass
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
                                 prefetchCBlocks, prefetchCMaxBlocks, reduce,
-                                reduceMaxBlocks, redVectorWidth,
+                                reduceMaxBlocks,
+                                redVectorWidth != 0 ? int64_t(redVectorWidth)
+                                : config.getClusterM() == 2 ? 2
+                                                            : 4,
                                 turnPassPending, unscaledPromotion,
                                 mmaSetupBeforeTurn)
                      .run(ws)))

@@ -1,5 +1,6 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=3" --canonicalize | FileCheck %s --check-prefix=OPTION
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=3 red-vector-width=2" --canonicalize | FileCheck %s --check-prefix=OPTION --implicit-check-not=red.global.add.v4
+// RUN: sed 's/cluster_m = 1/cluster_m = 2/' %s | dgemm-opt --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MCAST --implicit-check-not=red.global.add.v4
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=4 --canonicalize | FileCheck %s --check-prefix=WIDE --implicit-check-not=red.global.add.v2
 // RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=3 2>&1 | FileCheck %s --check-prefix=BADWIDTH
 // An epilogue whose sums do not come from a block loop (here: the zero
@@ -11,7 +12,9 @@
 // A configuration with red_max_blocks = 8 (what the runtime's heuristics pick
 // for in-place calls with short groups) builds the reduction epilogue without
 // any pass option: its own entry name, and reductions for tiles of 1 to 8
-// blocks when c is d, the register path otherwise.
+// blocks when c is d, the register path otherwise. Without B multicast the
+// reductions are 16 bytes wide by default (red-vector-width=0: 4 unless
+// cluster_m = 2).
 // CHECK: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8(
 // CHECK-DAG: %[[ONE:.+]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
@@ -20,10 +23,14 @@
 // CHECK-NEXT: %[[SHORT:.+]] = arith.cmpi ult, %[[LESS]], %[[EIGHT]] : i32
 // CHECK-NEXT: %[[RED:.+]] = arith.andi %[[SAME]], %[[SHORT]] : i1
 // CHECK-NEXT: scf.if %[[RED]] {
-// CHECK: red.global.add.v2.f32
+// CHECK: red.global.add.v4.f32
 // CHECK: } else {
 // CHECK: llvm.load
 // CHECK: llvm.fadd
+
+// With B multicast (cluster_m = 2) the default stays 8 bytes wide.
+// MCAST: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_red8(
+// MCAST: red.global.add.v2.f32
 
 // The red-epilogue option, when given, sets the bound instead.
 // OPTION-DAG: %[[THREE:.+]] = llvm.mlir.constant(3 : i32) : i32
@@ -44,7 +51,7 @@
 // WIDE-NEXT: llvm.extractelement %[[KEEP]]
 // WIDE: nvvm.shfl.sync  bfly
 // WIDE: red.global.add.v4.f32 [$0], {$1, $2, $3, $4};
-// BADWIDTH: red-vector-width must be 2 or 4, got 3
+// BADWIDTH: red-vector-width must be 0 (by cluster), 2 or 4, got 3
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
     config <block_m = 128, block_n = 128, block_k = 128, stages = 6,

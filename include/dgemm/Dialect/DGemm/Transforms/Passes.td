@@ -185,11 +185,13 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "With red-epilogue: only tiles of at most this many 128-deep "
            "blocks reduce into d; longer ones take the register path "
            "(0: every tile)">,
-    Option<"redVectorWidth", "red-vector-width", "int64_t", "2",
+    Option<"redVectorWidth", "red-vector-width", "int64_t", "0",
            "Elements per reduction of the reduction epilogue: 2 "
-           "(red.global.add.v2.f32 of each thread's own column pairs) or 4 "
+           "(red.global.add.v2.f32 of each thread's own column pairs), 4 "
            "(neighbouring lanes swap half of their pairs with shuffles, then "
-           "red.global.add.v4.f32: half the reduction instructions)">,
+           "red.global.add.v4.f32: half the reduction instructions) or 0 "
+           "(4 for kernels without B multicast, 2 with cluster_m = 2: the "
+           "widths measured faster for each)">,
     Option<"epilogueChunkCols", "epilogue-chunk-cols", "int64_t", "16",
            "Columns each math warpgroup stages per barrier round of the TMA "
            "reduce-add epilogue (8 or 16); its 8 KiB of buffers hold "
