@@ -49,6 +49,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.prefetchCBlocks = options.prefetchCBlocks;
   convert.prefetchCMaxBlocks = options.prefetchCMaxBlocks;
   convert.turnPassPending = options.turnPassPending;
+  convert.epilogueVectorWidth = options.epilogueVectorWidth;
   convert.mmaSetupBeforeTurn = options.mmaSetupBeforeTurn;
   convert.unscaledPromotion = options.unscaledPromotion;
   pm.addPass(createConvertDGemmToNVVM(convert));

@@ -96,6 +96,9 @@ struct DGemmPipelineOptions
   Option<bool> mmaSetupBeforeTurn{
       *this, "mma-setup-before-turn",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(true)};
+  Option<int64_t> epilogueVectorWidth{
+      *this, "epilogue-vector-width",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(2)};
   Option<int64_t> turnPassPending{
       *this, "turn-pass-pending",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};

@@ -68,7 +68,7 @@ public:
                  int64_t prefetchCMaxBlocks, bool redEpilogue,
                  int64_t redEpilogueMaxBlocks, int64_t redVectorWidth,
                  int64_t turnPassPending, bool unscaledPromotion,
-                 bool mmaSetupBeforeTurn)
+                 bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -78,7 +78,8 @@ public:
         prefetchCMaxBlocks(prefetchCMaxBlocks),
         turnPassPending(turnPassPending),
         unscaledPromotion(unscaledPromotion),
-        mmaSetupBeforeTurn(mmaSetupBeforeTurn) {}
+        mmaSetupBeforeTurn(mmaSetupBeforeTurn),
+        epilogueVectorWidth(epilogueVectorWidth) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -225,6 +226,7 @@ private:
   int64_t turnPassPending;
   bool unscaledPromotion;
   bool mmaSetupBeforeTurn;
+  int64_t epilogueVectorWidth;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -464,7 +466,9 @@ void KernelLowering::lowerMma(MmaOp op) {
   Location loc = op.getLoc();
   // mma-setup-before-turn: the operand descriptors are computed before the
   // turn's wait (when the stage is known there), so that only the WGMMAs
-  // remain once the turn arrives.
+  // remain once the turn arrives. With several blocks per turn, every
+  // block's descriptors go there (the walk passes the WGMMAs already lowered
+  // for the earlier blocks).
   if (mmaSetupBeforeTurn)
     for (Operation *prev = op->getPrevNode(); prev;
          prev = prev->getPrevNode()) {
@@ -1021,7 +1025,86 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
         bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
         .getResult();
   };
+  // epilogue-vector-width = 4: lanes q and q ^ 1 of a quad swap half of
+  // their sums (as the 16-byte reductions below do), so that each thread
+  // holds 4 consecutive columns of one row per 8-column group, and loads c
+  // and stores d 16 bytes at a time. The 4 columns start at a multiple of 4
+  // and N is one, so they lie inside N together and stay 16-byte aligned.
+  auto batchedWide = [&](OpBuilder &t, bool guarded) {
+    Value lane = t.create<arith::RemUIOp>(loc, tid(t, loc), i32(t, loc, 32));
+    Value odd = t.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::ne,
+        t.create<arith::AndIOp>(loc, lane, i32(t, loc, 1)), i32(t, loc, 0));
+    Value rowSel = t.create<arith::SelectOp>(
+        loc, odd, t.create<arith::AddIOp>(loc, row0, i32(t, loc, 8)), row0);
+    Value colSel = t.create<arith::SelectOp>(
+        loc, odd, t.create<arith::SubIOp>(loc, col0, i32(t, loc, 2)), col0);
+    Value rowOff = t.create<arith::MulIOp>(
+        loc, t.create<arith::AddIOp>(loc, groupRows, ext(t, rowSel)),
+        ext(t, nDim));
+    Value rowOk =
+        t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rowSel, m);
+    Value all = t.create<arith::ConstantIntOp>(loc, t.getI32Type(), -1);
+    Value one = i32(t, loc, 1), clamp = i32(t, loc, 0x1f);
+    Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
+    auto v4 = VectorType::get({4}, f32);
+    // All loads first (their latencies overlap), then per 8-column group the
+    // swap, the add and the store, so that no more than the sums and the
+    // loaded c are live at once.
+    // The group's offset is the thread's first one plus 8j (constant, so it
+    // folds into the address instead of taking registers).
+    Value first = t.create<arith::AddIOp>(loc, rowOff, ext(t, colSel));
+    SmallVector<Value> offs, oks, cs;
+    for (int64_t j = 0; j < n / 8; ++j) {
+      Value col = t.create<arith::AddIOp>(loc, colSel, i32(t, loc, 8 * j));
+      Value off = t.create<arith::AddIOp>(
+          loc, first,
+          t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 8 * j));
+      Value loadOff = off;
+      if (guarded) {
+        oks.push_back(t.create<arith::AndIOp>(
+            loc, rowOk,
+            t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col,
+                                    nDim)));
+        loadOff = t.create<arith::SelectOp>(loc, oks.back(), off, zero64);
+      }
+      offs.push_back(off);
+      cs.push_back(t.create<LLVM::LoadOp>(
+          loc, v4, ptrAt(t, KernelOp::PtrC, loadOff), /*align=*/16));
+    }
+    for (int64_t j = 0; j < n / 8; ++j) {
+      // Every lane shuffles; only the store is guarded.
+      Value top = mine(t, 0, j), bottom = mine(t, 1, j);
+      Value give = t.create<arith::SelectOp>(loc, odd, top, bottom);
+      Value kept = t.create<arith::SelectOp>(loc, odd, bottom, top);
+      Value got[2], keep[2];
+      for (int e = 0; e < 2; ++e) {
+        Value x = t.create<LLVM::ExtractElementOp>(loc, give, i32(t, loc, e));
+        got[e] = t.create<NVVM::ShflOp>(loc, f32, all, x, one, clamp,
+                                        NVVM::ShflKind::bfly, UnitAttr());
+        keep[e] = t.create<LLVM::ExtractElementOp>(loc, kept, i32(t, loc, e));
+      }
+      Value out = t.create<LLVM::UndefOp>(loc, v4);
+      for (int e = 0; e < 2; ++e) {
+        out = t.create<LLVM::InsertElementOp>(
+            loc, out, t.create<arith::SelectOp>(loc, odd, got[e], keep[e]),
+            i32(t, loc, e));
+        out = t.create<LLVM::InsertElementOp>(
+            loc, out, t.create<arith::SelectOp>(loc, odd, keep[e], got[e]),
+            i32(t, loc, 2 + e));
+      }
+      OpBuilder sb = t;
+      if (guarded)
+        sb = t.create<scf::IfOp>(loc, oks[j], /*withElseRegion=*/false)
+                 .getThenBodyBuilder();
+      sb.create<LLVM::StoreOp>(loc, sb.create<LLVM::FAddOp>(loc, cs[j], out),
+                               ptrAt(sb, KernelOp::PtrD, offs[j]),
+                               /*align=*/16);
+    }
+  };
   auto batched = [&](OpBuilder &t, bool guarded) {
+    if (epilogueVectorWidth == 4)
+      return batchedWide(t, guarded);
     SmallVector<Value> offs, oks, cs;
     Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
     for (int i = 0; i < 2; ++i)
@@ -1533,6 +1616,11 @@ struct ConvertDGemmToNVVMPass
             << static_cast<int64_t>(redEpilogueMaxBlocks);
         return signalPassFailure();
       }
+      if (epilogueVectorWidth != 2 && epilogueVectorWidth != 4) {
+        kernel.emitOpError("epilogue-vector-width must be 2 or 4, got ")
+            << static_cast<int64_t>(epilogueVectorWidth);
+        return signalPassFailure();
+      }
       if (turnPassPending < 0 || turnPassPending > 3) {
         kernel.emitOpError("turn-pass-pending must be 0 to 3 (WGMMAs of "
                            "a block's 4 left running at the hand-over), got ")
@@ -1558,7 +1646,7 @@ struct ConvertDGemmToNVVMPass
                                 : config.getClusterM() == 2 ? 2
                                                             : 4,
                                 turnPassPending, unscaledPromotion,
-                                mmaSetupBeforeTurn)
+                                mmaSetupBeforeTurn, epilogueVectorWidth)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

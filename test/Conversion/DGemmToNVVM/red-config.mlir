@@ -3,6 +3,8 @@
 // RUN: sed 's/cluster_m = 1/cluster_m = 2/' %s | dgemm-opt --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MCAST --implicit-check-not=red.global.add.v4
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=4 --canonicalize | FileCheck %s --check-prefix=WIDE --implicit-check-not=red.global.add.v2
 // RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=3 2>&1 | FileCheck %s --check-prefix=BADWIDTH
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-vector-width=4 --canonicalize | FileCheck %s --check-prefix=EPIWIDE --implicit-check-not="!llvm.ptr<1> -> vector<2xf32>"
+// RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-vector-width=8 2>&1 | FileCheck %s --check-prefix=BADEPI
 // An epilogue whose sums do not come from a block loop (here: the zero
 // vector) gives the reduction's bound no block count: an error, not a kernel
 // silently without the reduction.
@@ -52,6 +54,18 @@
 // WIDE: nvvm.shfl.sync  bfly
 // WIDE: red.global.add.v4.f32 [$0], {$1, $2, $3, $4};
 // BADWIDTH: red-vector-width must be 0 (by cluster), 2 or 4, got 3
+
+// epilogue-vector-width=4: the register path (c loaded into the SM) reads c
+// 16 bytes at a time, all 16 loads of the 128-wide tile first, then per
+// 8-column group the quad-pair swap of the sums, the add and a 16-byte store.
+// EPIWIDE: } else {
+// EPIWIDE: scf.if
+// EPIWIDE-COUNT-16: llvm.load {{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// EPIWIDE: nvvm.shfl.sync  bfly
+// EPIWIDE: nvvm.shfl.sync  bfly
+// EPIWIDE: %[[S:.+]] = llvm.fadd %{{.+}}, %{{.+}} : vector<4xf32>
+// EPIWIDE-NEXT: llvm.store %[[S]], %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// BADEPI: epilogue-vector-width must be 2 or 4, got 8
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
     config <block_m = 128, block_n = 128, block_k = 128, stages = 6,

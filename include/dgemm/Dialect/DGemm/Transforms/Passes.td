@@ -209,6 +209,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
     Option<"mmaSetupBeforeTurn", "mma-setup-before-turn", "bool", "true",
            "Compute a block's WGMMA operand descriptors before the "
            "tensor-core turn's wait (false: after it, at the WGMMAs)">,
+    Option<"epilogueVectorWidth", "epilogue-vector-width", "int64_t", "2",
+           "Elements per load of c and store of d in the register epilogue: "
+           "2 (each thread's own column pairs) or 4 (neighbouring lanes swap "
+           "half of their sums with shuffles, then 16-byte loads and "
+           "stores)">,
     Option<"turnPassPending", "turn-pass-pending", "int64_t", "0",
            "WGMMAs of a block (0-3 of its 4) still running when a math "
            "warpgroup hands the tensor-core turn over: each block's last N "
