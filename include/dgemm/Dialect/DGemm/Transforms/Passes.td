@@ -213,7 +213,7 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "Elements per load of c and store of d in the register epilogue: "
            "2 (each thread's own column pairs) or 4 (neighbouring lanes swap "
            "half of their sums with shuffles, then 16-byte loads and "
-           "stores)">,
+           "stores; UNMEASURED: not yet run on a GPU)">,
     Option<"turnPassPending", "turn-pass-pending", "int64_t", "0",
            "WGMMAs of a block (0-3 of its 4) still running when a math "
            "warpgroup hands the tensor-core turn over: each block's last N "
