@@ -10,7 +10,9 @@
 # BUNDLES_ROOT/unguarded) is the unguarded bundle the race demonstration uses.
 # BUNDLES_ROOT/../seed_repro.py, if present, is the bug report's script;
 # BUNDLES_ROOT/red, if present, a bundle built with
-# --pipeline-options=tma-reduce-epilogue, gets the GPU tests and racecheck too.
+# --pipeline-options=tma-reduce-epilogue, gets the GPU tests and racecheck too;
+# so does every BUNDLES_ROOT/opt-NAME (a bundle built with other options),
+# which bench/ab.py then also times against BUNDLES_ROOT/bundle.
 set -u
 root=${1:?bundles root}
 race=${2:-$root/unguarded}
@@ -23,21 +25,35 @@ PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so \
   grep -v '^  call' | tee "$OUT/probe.log"
 DGEMM_RT_BUILD=/tmp/rt bash scripts/device_round.sh "$root/bundle" "$race" "$root/r1"
 rc=$?
-# The optional TMA reduce-add epilogue (ROOT/red, --pipeline-options=tma-reduce-epilogue):
-# correctness, seed determinism and racecheck on the in-place cases.
-if [ -d "$root/red" ]; then
-  DGEMM_KERNEL_DIR="$root/red" timeout 200 /tmp/rt/test/dgemm-runtime-gpu-tests \
-    --gtest_filter='Cases/*RealBundle*:SeedCase/*RealBundle*' > "$OUT/red-tests.log" 2>&1
+# Optional bundles built with non-default options: ROOT/red
+# (--pipeline-options=tma-reduce-epilogue) and any ROOT/opt-NAME: the GPU
+# correctness cases, the seed's determinism and racecheck on two in-place
+# cases, each against its own bundle; then bench/ab.py times it against the
+# default bundle (in place and with a separate c; a bitwise difference from
+# the default is reported by ab.py and fails the round).
+for extra in "$root"/red "$root"/opt-*; do
+  [ -d "$extra" ] || continue
+  name=$(basename "$extra")
+  DGEMM_KERNEL_DIR="$extra" timeout 200 /tmp/rt/test/dgemm-runtime-gpu-tests \
+    --gtest_filter='Cases/*RealBundle*:SeedCase/*RealBundle*' > "$OUT/$name-tests.log" 2>&1
   r1=$?
-  DGEMM_KERNEL_DIR="$root/red" timeout 200 compute-sanitizer --tool racecheck \
+  DGEMM_KERNEL_DIR="$extra" timeout 200 compute-sanitizer --tool racecheck \
     --error-exitcode 1 /tmp/rt/test/dgemm-runtime-gpu-tests \
     --gtest_filter='Cases/*RealBundle_RaggedEdges:Cases/*RealBundle_OddChunkCountInPlace' \
-    > "$OUT/red-racecheck.log" 2>&1
+    > "$OUT/$name-racecheck.log" 2>&1
   r2=$?
-  echo "== reduce-add epilogue bundle: gpu tests exit $r1 ($(grep -hE '^\[  (PASSED|FAILED)' "$OUT/red-tests.log" | paste -sd' ')), racecheck exit $r2 ($(grep -h 'SUMMARY' "$OUT/red-racecheck.log" | sort -u | paste -sd' '))" |
+  r3=0
+  if [ "$name" != red ]; then
+    for mode in "" --separate-c; do
+      PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so timeout 200 \
+        python3 bench/ab.py "$root/bundle" "$extra" --rounds 20 $mode \
+        >> "$OUT/$name-ab.log" 2>&1 || r3=1
+    done
+  fi
+  echo "== $name bundle: gpu tests exit $r1 ($(grep -hE '^\[  (PASSED|FAILED)' "$OUT/$name-tests.log" | paste -sd' ')), racecheck exit $r2 ($(grep -h 'SUMMARY' "$OUT/$name-racecheck.log" | sort -u | paste -sd' ')), ab.py exit $r3" |
     tee -a "$OUT/summary.txt"
-  [ "$r1" = 0 ] && [ "$r2" = 0 ] || rc=1
-fi
+  [ "$r1" = 0 ] && [ "$r2" = 0 ] && [ "$r3" = 0 ] || rc=1
+done
 seed="$root/../seed_repro.py"
 if [ -f "$seed" ]; then
   PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so \
