@@ -582,7 +582,18 @@ void KernelLowering::lowerMmaWait(MmaWaitOp op) {
           pass = turn;
         break;
       }
-      if (isa<MmaOp, MmaWaitOp>(next) || next->getNumRegions() != 0)
+      // Ops in between (the stage's fence and release, already lowered,
+      // the release under an scf.if) stay after the complete wait; WGMMA
+      // work in between ends the search.
+      bool wgmma = isa<MmaOp, MmaWaitOp>(next) ||
+                   next->walk([](Operation *inner) {
+                         return isa<NVVM::WgmmaMmaAsyncOp,
+                                    NVVM::WgmmaWaitGroupSyncOp>(inner)
+                                    ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+                       })
+                       .wasInterrupted();
+      if (wgmma)
         break;
     }
   if (pass) {

@@ -4,6 +4,7 @@
 // (unsafe-unscaled-promotion); bench/NOTES.md, section 8.
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PEND1
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=2 --canonicalize | FileCheck %s --check-prefix=PEND2
+// RUN: sed 's/block_n = 192, block_k = 128, stages = 5/block_n = 128, block_k = 128, stages = 6/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PENDPAIR
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=DEFAULT
 // RUN: not dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=4 2>&1 | FileCheck %s --check-prefix=BADPEND
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync=wait-before-turn | FileCheck %s --check-prefix=EARLY
@@ -39,6 +40,20 @@ dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // PEND2-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // PEND2: "bar.arrive $0, 256;"
 // PEND2-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+
+// At 128 columns (two blocks per turn, then the odd block with its scales in
+// registers) every block is two groups: the pair's wait for its first block
+// leaves the second block's two groups pending; the odd block's complete
+// wait is split around the hand-over, and the stage's fence and release
+// follow the second wait.
+// PENDPAIR: nvvm.wgmma.wait.group.sync.aligned 2
+// PENDPAIR: "bar.arrive $0, 256;"
+// PENDPAIR: nvvm.wgmma.wait.group.sync.aligned 0
+// PENDPAIR: nvvm.wgmma.wait.group.sync.aligned 1
+// PENDPAIR: "bar.arrive $0, 256;"
+// PENDPAIR-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// PENDPAIR-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// PENDPAIR: nvvm.mbarrier.arrive
 
 // By default a block is one commit group, completed before the turn passes.
 // DEFAULT: nvvm.wgmma.fence.aligned
