@@ -741,6 +741,16 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     return b.create<LLVM::ExtractElementOp>(loc, op.getAcc(), i32(b, loc, r));
   };
   Type f32 = b.getF32Type();
+  // Accumulator r, its read pinned after wgmma.wait_group (an empty asm that
+  // "modifies" the register), as CUTLASS's warpgroup_fence_operand does.
+  auto pinned = [&](int64_t r) -> Value {
+    return b
+        .create<LLVM::InlineAsmOp>(loc, f32, ValueRange{element(r)}, "",
+                                   "=f,0", /*has_side_effects=*/true, false,
+                                   LLVM::TailCallKind::None,
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  };
   // Either the registers dgemm.load_scales filled, or loads from the stage
   // issued here, one sfb pair per 8 columns, or registers for the first
   // columns and loads for the rest.
@@ -768,14 +778,8 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     for (int64_t r = 0; r < n / 2; ++r) {
       Value idx = i32(b, loc, r);
       Value old = b.create<LLVM::ExtractElementOp>(loc, sum, idx);
-      Value a = b.create<LLVM::InlineAsmOp>(
-                     loc, f32, ValueRange{element(r)}, "", "=f,0",
-                     /*has_side_effects=*/true, false,
-                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
-                     ArrayAttr())
-                    .getResult(0);
       sum = b.create<LLVM::InsertElementOp>(
-          loc, sum, b.create<LLVM::FAddOp>(loc, old, a), idx);
+          loc, sum, b.create<LLVM::FAddOp>(loc, old, pinned(r)), idx);
     }
     op.getResult().replaceAllUsesWith(sum);
     op.erase();
@@ -789,14 +793,7 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     for (int i = 0; i < 2; ++i)
       for (int c = 0; c < 2; ++c) {
         int64_t r = j * 4 + i * 2 + c;
-        Value a = element(r);
-        // Pin the read after wgmma.wait_group (an empty asm that "modifies"
-        // the register), as CUTLASS's warpgroup_fence_operand does.
-        a = b.create<LLVM::InlineAsmOp>(
-                 loc, f32, ValueRange{a}, "", "=f,0", /*has_side_effects=*/true,
-                 false, LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
-                 ArrayAttr())
-                .getResult(0);
+        Value a = pinned(r);
         Value scale = b.create<LLVM::FMulOp>(loc, sa[i], sb[c]);
         Value idx = i32(b, loc, r);
         Value old = b.create<LLVM::ExtractElementOp>(loc, sum, idx);
@@ -1036,12 +1033,21 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
         bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
         .getResult();
   };
-  // epilogue-vector-width = 4: lanes q and q ^ 1 of a quad swap half of
-  // their sums (as the 16-byte reductions below do), so that each thread
-  // holds 4 consecutive columns of one row per 8-column group, and loads c
-  // and stores d 16 bytes at a time. The 4 columns start at a multiple of 4
-  // and N is one, so they lie inside N together and stay 16-byte aligned.
-  auto batchedWide = [&](OpBuilder &t, bool guarded) {
+  // 16-byte accesses (epilogue-vector-width = 4, red-vector-width = 4):
+  // lanes q and q ^ 1 of a quad (q = lane % 4) swap half of their sums with
+  // one shuffle per element, so that an even lane holds 4 consecutive columns
+  // of row r and an odd lane 4 of row r + 8 in every 8-column group. The 4
+  // columns start at a multiple of 4 and N is one, so they lie inside N
+  // together and 16-byte alignment holds. Every lane shuffles; guards cover
+  // the memory accesses only.
+  struct QuadPairRows {
+    Value odd;    ///< lane is odd: it takes row r + 8
+    Value colSel; ///< first of its 4 columns in 8-column group 0
+    Value rowOff; ///< element offset of its row
+    Value first;  ///< element offset of column colSel in that row
+    Value rowOk;  ///< its row lies inside M
+  };
+  auto quadPairRows = [&](OpBuilder &t) {
     Value lane = t.create<arith::RemUIOp>(loc, tid(t, loc), i32(t, loc, 32));
     Value odd = t.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::ne,
@@ -1053,30 +1059,68 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     Value rowOff = t.create<arith::MulIOp>(
         loc, t.create<arith::AddIOp>(loc, groupRows, ext(t, rowSel)),
         ext(t, nDim));
-    Value rowOk =
-        t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rowSel, m);
+    return QuadPairRows{
+        odd, colSel, rowOff,
+        t.create<arith::AddIOp>(loc, rowOff, ext(t, colSel)),
+        t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rowSel, m)};
+  };
+  // The thread's 4 sums of 8-column group j after the swap.
+  auto swapped = [&](OpBuilder &t, const QuadPairRows &q, int64_t j) {
     Value all = t.create<arith::ConstantIntOp>(loc, t.getI32Type(), -1);
-    Value one = i32(t, loc, 1), clamp = i32(t, loc, 0x1f);
+    Value top = mine(t, 0, j), bottom = mine(t, 1, j);
+    Value give = t.create<arith::SelectOp>(loc, q.odd, top, bottom);
+    Value kept = t.create<arith::SelectOp>(loc, q.odd, bottom, top);
+    Value got[2], keep[2];
+    for (int e = 0; e < 2; ++e) {
+      Value x = t.create<LLVM::ExtractElementOp>(loc, give, i32(t, loc, e));
+      got[e] = t.create<NVVM::ShflOp>(loc, f32, all, x, i32(t, loc, 1),
+                                      i32(t, loc, 0x1f), NVVM::ShflKind::bfly,
+                                      UnitAttr());
+      keep[e] = t.create<LLVM::ExtractElementOp>(loc, kept, i32(t, loc, e));
+    }
+    // Even lane: its row-r pair, then the odd neighbour's. Odd lane: the
+    // even neighbour's row-(r + 8) pair, then its own.
+    Value out = t.create<LLVM::UndefOp>(loc, VectorType::get({4}, f32));
+    for (int e = 0; e < 2; ++e) {
+      out = t.create<LLVM::InsertElementOp>(
+          loc, out, t.create<arith::SelectOp>(loc, q.odd, got[e], keep[e]),
+          i32(t, loc, e));
+      out = t.create<LLVM::InsertElementOp>(
+          loc, out, t.create<arith::SelectOp>(loc, q.odd, keep[e], got[e]),
+          i32(t, loc, 2 + e));
+    }
+    return out;
+  };
+  // Whether group j's 4 columns of the thread's row lie inside M x N.
+  auto wideInBounds = [&](OpBuilder &t, const QuadPairRows &q, int64_t j) {
+    Value col = t.create<arith::AddIOp>(loc, q.colSel, i32(t, loc, 8 * j));
+    return t.create<arith::AndIOp>(
+        loc, q.rowOk,
+        t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
+        .getResult();
+  };
+  // Group j's offset is the thread's first one plus 8j (a constant, so it
+  // folds into the address instead of taking registers).
+  auto wideOffset = [&](OpBuilder &t, const QuadPairRows &q, int64_t j) {
+    return t
+        .create<arith::AddIOp>(
+            loc, q.first,
+            t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 8 * j))
+        .getResult();
+  };
+  // epilogue-vector-width = 4: all 16-byte loads of c first (their latencies
+  // overlap), then per 8-column group the swap, the add and the store, so
+  // that no more than the sums and the loaded c are live at once.
+  auto batchedWide = [&](OpBuilder &t, bool guarded) {
+    QuadPairRows q = quadPairRows(t);
     Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
     auto v4 = VectorType::get({4}, f32);
-    // All loads first (their latencies overlap), then per 8-column group the
-    // swap, the add and the store, so that no more than the sums and the
-    // loaded c are live at once.
-    // The group's offset is the thread's first one plus 8j (constant, so it
-    // folds into the address instead of taking registers).
-    Value first = t.create<arith::AddIOp>(loc, rowOff, ext(t, colSel));
     SmallVector<Value> offs, oks, cs;
     for (int64_t j = 0; j < n / 8; ++j) {
-      Value col = t.create<arith::AddIOp>(loc, colSel, i32(t, loc, 8 * j));
-      Value off = t.create<arith::AddIOp>(
-          loc, first,
-          t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 8 * j));
+      Value off = wideOffset(t, q, j);
       Value loadOff = off;
       if (guarded) {
-        oks.push_back(t.create<arith::AndIOp>(
-            loc, rowOk,
-            t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col,
-                                    nDim)));
+        oks.push_back(wideInBounds(t, q, j));
         loadOff = t.create<arith::SelectOp>(loc, oks.back(), off, zero64);
       }
       offs.push_back(off);
@@ -1084,26 +1128,7 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
           loc, v4, ptrAt(t, KernelOp::PtrC, loadOff), /*align=*/16));
     }
     for (int64_t j = 0; j < n / 8; ++j) {
-      // Every lane shuffles; only the store is guarded.
-      Value top = mine(t, 0, j), bottom = mine(t, 1, j);
-      Value give = t.create<arith::SelectOp>(loc, odd, top, bottom);
-      Value kept = t.create<arith::SelectOp>(loc, odd, bottom, top);
-      Value got[2], keep[2];
-      for (int e = 0; e < 2; ++e) {
-        Value x = t.create<LLVM::ExtractElementOp>(loc, give, i32(t, loc, e));
-        got[e] = t.create<NVVM::ShflOp>(loc, f32, all, x, one, clamp,
-                                        NVVM::ShflKind::bfly, UnitAttr());
-        keep[e] = t.create<LLVM::ExtractElementOp>(loc, kept, i32(t, loc, e));
-      }
-      Value out = t.create<LLVM::UndefOp>(loc, v4);
-      for (int e = 0; e < 2; ++e) {
-        out = t.create<LLVM::InsertElementOp>(
-            loc, out, t.create<arith::SelectOp>(loc, odd, got[e], keep[e]),
-            i32(t, loc, e));
-        out = t.create<LLVM::InsertElementOp>(
-            loc, out, t.create<arith::SelectOp>(loc, odd, keep[e], got[e]),
-            i32(t, loc, 2 + e));
-      }
+      Value out = swapped(t, q, j);
       OpBuilder sb = t;
       if (guarded)
         sb = t.create<scf::IfOp>(loc, oks[j], /*withElseRegion=*/false)
@@ -1193,66 +1218,29 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
               b.create<arith::SubIOp>(loc, blocks, i32(b, loc, 1)),
               i32(b, loc, redEpilogueMaxBlocks)));
     auto split = b.create<scf::IfOp>(loc, inPlace, /*withElseRegion=*/true);
-    // red-vector-width = 4: lanes q and q ^ 1 of a quad (q = lane % 4) swap
-    // half of their chunks with one shuffle per element, so that an even
-    // lane holds 4 consecutive columns of row r and an odd lane 4 of row
-    // r + 8, and each thread issues one 16-byte reduction per 8-column group
-    // instead of two 8-byte ones. Every lane shuffles (the guards below
-    // cover the reductions only); the 4 columns start at a multiple of 4 and
-    // N is one, so they lie inside N together and d's 16-byte alignment
-    // holds.
+    // red-vector-width = 4: one 16-byte reduction per 8-column group of the
+    // swapped sums (see quadPairRows) instead of two 8-byte ones.
     auto reduceWide = [&](OpBuilder &t, bool guarded) {
-      Value lane = t.create<arith::RemUIOp>(loc, tid(t, loc), i32(t, loc, 32));
-      Value odd = t.create<arith::CmpIOp>(
-          loc, arith::CmpIPredicate::ne,
-          t.create<arith::AndIOp>(loc, lane, i32(t, loc, 1)), i32(t, loc, 0));
-      Value rowSel = t.create<arith::SelectOp>(
-          loc, odd, t.create<arith::AddIOp>(loc, row0, i32(t, loc, 8)), row0);
-      Value colSel = t.create<arith::SelectOp>(
-          loc, odd, t.create<arith::SubIOp>(loc, col0, i32(t, loc, 2)), col0);
-      Value rowOff = t.create<arith::MulIOp>(
-          loc, t.create<arith::AddIOp>(loc, groupRows, ext(t, rowSel)),
-          ext(t, nDim));
-      Value rowOk =
-          t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rowSel, m);
-      Value all = t.create<arith::ConstantIntOp>(loc, t.getI32Type(), -1);
-      Value one = i32(t, loc, 1), clamp = i32(t, loc, 0x1f);
+      QuadPairRows q = quadPairRows(t);
       for (int64_t j = 0; j < n / 8; ++j) {
-        Value top = mine(t, 0, j), bottom = mine(t, 1, j);
-        Value give = t.create<arith::SelectOp>(loc, odd, top, bottom);
-        Value kept = t.create<arith::SelectOp>(loc, odd, bottom, top);
-        Value got[2], keep[2];
-        for (int e = 0; e < 2; ++e) {
-          Value x = t.create<LLVM::ExtractElementOp>(loc, give, i32(t, loc, e));
-          got[e] = t.create<NVVM::ShflOp>(loc, f32, all, x, one, clamp,
-                                          NVVM::ShflKind::bfly, UnitAttr());
-          keep[e] = t.create<LLVM::ExtractElementOp>(loc, kept, i32(t, loc, e));
-        }
-        // Even lane: its row-r pair, then the odd neighbour's. Odd lane: the
-        // even neighbour's row-(r + 8) pair, then its own.
-        Value out[4];
-        for (int e = 0; e < 2; ++e) {
-          out[e] = t.create<arith::SelectOp>(loc, odd, got[e], keep[e]);
-          out[2 + e] = t.create<arith::SelectOp>(loc, odd, keep[e], got[e]);
-        }
-        Value col =
-            t.create<arith::AddIOp>(loc, colSel, i32(t, loc, 8 * j));
+        Value out = swapped(t, q, j);
         OpBuilder sb = t;
         if (guarded)
-          sb = t.create<scf::IfOp>(
-                    loc,
-                    t.create<arith::AndIOp>(
-                        loc, rowOk,
-                        t.create<arith::CmpIOp>(
-                            loc, arith::CmpIPredicate::ult, col, nDim)),
-                    /*withElseRegion=*/false)
+          sb = t.create<scf::IfOp>(loc, wideInBounds(t, q, j),
+                                   /*withElseRegion=*/false)
                    .getThenBodyBuilder();
-        Value off = sb.create<arith::AddIOp>(loc, rowOff, ext(sb, col));
+        // (The column sum is extended as a whole here; wideOffset's folded
+        // form was not yet measured in this path.)
+        Value col = sb.create<arith::AddIOp>(loc, q.colSel, i32(sb, loc, 8 * j));
+        Value off = sb.create<arith::AddIOp>(loc, q.rowOff, ext(sb, col));
         Value addr = sb.create<LLVM::PtrToIntOp>(
             loc, sb.getI64Type(), ptrAt(sb, KernelOp::PtrD, off));
+        SmallVector<Value> operands = {addr};
+        for (int e = 0; e < 4; ++e)
+          operands.push_back(
+              sb.create<LLVM::ExtractElementOp>(loc, out, i32(sb, loc, e)));
         inlinePtx(sb, loc, "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};",
-                  "l,f,f,f,f,~{memory}",
-                  ValueRange{addr, out[0], out[1], out[2], out[3]});
+                  "l,f,f,f,f,~{memory}", operands);
       }
     };
     auto reduce = [&](OpBuilder &t, bool guarded) {
