@@ -237,7 +237,8 @@ class _Problem(ctypes.Structure):
 class _Config(ctypes.Structure):
     _fields_ = [(f, ctypes.c_int) for f in (
         "blockM", "blockN", "blockK", "stages", "descSlots", "mathWarpgroups",
-        "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs", "redMaxBlocks")]
+        "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs", "redMaxBlocks",
+        "inPlaceOnly")]
 
 
 class ConfigOracle:
@@ -273,10 +274,16 @@ class ConfigOracle:
         red = os.environ.get("DGEMM_RED_MAX_BLOCKS", "")
         if in_place and red.isdigit() and int(red) <= 1 << 20:
             c.redMaxBlocks = int(red)
+            c.inPlaceOnly = 0
+        only = os.environ.get("DGEMM_IN_PLACE_ONLY", "")
+        if in_place and only in ("0", "1"):
+            c.inPlaceOnly = int(only)
+            if c.inPlaceOnly:
+                c.redMaxBlocks = 0
         plausible = (c.blockM in (64, 128) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
                      and c.blockN % 8 == 0 and 1 <= c.stages <= 64 and 1 <= c.descSlots <= 64
                      and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8
-                     and 0 <= c.redMaxBlocks <= 1 << 20)
+                     and 0 <= c.redMaxBlocks <= 1 << 20 and c.inPlaceOnly in (0, 1))
         if not plausible:
             return "n/a (implausible config from runtime)"
         suffix = f"_r{c.descSlots}"
@@ -284,6 +291,8 @@ class ConfigOracle:
             suffix += f"_c{c.clusterM}x{c.clusterN}"
         if c.redMaxBlocks > 0:
             suffix += f"_red{c.redMaxBlocks}"
+        if c.inPlaceOnly:
+            suffix += "_ip"
         name = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{c.blockN}_s{c.stages}{suffix}"
         forced = os.environ.get("DGEMM_BLOCK_N", "")
         if forced.isdigit() and self.index is not None:

@@ -66,14 +66,20 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
     return s;
 
   Target target = targetFor(device);
-  // In place (c is d) short tiles may take the reduction epilogue, a kernel
-  // of its own (docs/Heuristics.md).
+  // In place (c is d) the reduction epilogue for short tiles or the in-place
+  // kernel, each a kernel of its own (docs/Heuristics.md).
   KernelConfig config =
       chooseKGroupedConfig(args.m, args.n, int(args.numGroups), args.ksHost,
                            target, /*inPlace=*/args.c == args.d);
   if (std::string why = heuristics::checkConfig(config, target); !why.empty())
     return Status::error(ErrorCode::UnsupportedDevice,
                          "no kernel configuration fits this device: " + why);
+  // Never chosen for a separate c; checked because a kernel that only
+  // accumulates in place would leave d without c.
+  if (config.inPlaceOnly && args.c != args.d)
+    return Status::error(ErrorCode::InvalidArgument,
+                         "argument 'c' must be 'd' for the in-place kernel " +
+                             config.entryName());
   if (numOutputTiles(args.m, args.n, args.numGroups, config) >
       std::numeric_limits<uint32_t>::max())
     return Status::error(ErrorCode::InvalidArgument,

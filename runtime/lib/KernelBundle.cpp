@@ -43,6 +43,7 @@ const IntKey kIntKeys[] = {
     {"cluster_n", &KernelMeta::clusterN, 1, 8, 1},
     {"smem_bytes", &KernelMeta::smemBytes, 0, 1 << 20, 1},
     {"red_max_blocks", &KernelMeta::redMaxBlocks, 0, 1 << 20, 1, true},
+    {"in_place_only", &KernelMeta::inPlaceOnly, 0, 1, 1, true},
 };
 
 constexpr const char *kKind = "k_grouped_contiguous";
@@ -201,6 +202,7 @@ dgemm::runtime::checkMetaMatchesConfig(const KernelMeta &meta,
       {"cluster_m", meta.clusterM, config.clusterM},
       {"cluster_n", meta.clusterN, config.clusterN},
       {"red_max_blocks", meta.redMaxBlocks, config.redMaxBlocks},
+      {"in_place_only", meta.inPlaceOnly, config.inPlaceOnly},
   };
   for (const Pair &p : pairs)
     if (p.meta != p.config)

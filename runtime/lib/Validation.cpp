@@ -218,9 +218,18 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     long blocks = std::strtol(env, &end, 10);
     KernelConfig forced = config;
     forced.redMaxBlocks = int(blocks);
+    forced.inPlaceOnly = 0;
     if (*env && end && *end == '\0' && blocks >= 0 && blocks <= (1 << 20) &&
         heuristics::checkConfig(forced, target).empty())
       config = forced;
+  }
+  if (const char *env = std::getenv("DGEMM_IN_PLACE_ONLY"); env && inPlace) {
+    std::string value(env);
+    if (value == "0" || value == "1") {
+      config.inPlaceOnly = value == "1";
+      if (config.inPlaceOnly)
+        config.redMaxBlocks = 0;
+    }
   }
   return config;
 }

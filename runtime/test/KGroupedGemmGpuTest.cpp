@@ -44,6 +44,8 @@ struct GemmCase {
   int blockN = 0;
   /// DGEMM_RED_MAX_BLOCKS for this case (-1: the heuristics' choice).
   int redMaxBlocks = -1;
+  /// DGEMM_IN_PLACE_ONLY for this case (-1: the heuristics' choice).
+  int inPlaceOnly = -1;
 };
 
 /// Sets an environment variable for one test when `value` >= `minValue` and
@@ -99,9 +101,17 @@ std::vector<GemmCase> gemmCases() {
       // M and N not multiples of any block size.
       {"RaggedEdges", 388, 260, {128, 256, 0}, true},
       {"RaggedEdgesSeparateC", 388, 260, {128, 256, 0}, false},
-      // The in-place epilogue on the large tiles (block_n 192: 12 chunks of
-      // 16 columns per warpgroup) and on many small groups.
+      // The in-place kernel (chosen: 8 of the 33 K blocks are in groups of
+      // at most 8) on the large tiles with B multicast, an empty group and
+      // a short one.
       {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1152}, true},
+      // The in-place kernel forced on short tiles (their c prefetched), on
+      // ragged edges and with one math warpgroup.
+      {"SeedShapesInPlaceKernel", 2048, 2048, {256, 128, 128, 256}, true, 0,
+       -1, 1},
+      {"RaggedEdgesInPlaceKernel", 388, 260, {128, 256, 0, 1280}, true, 0, -1,
+       1},
+      {"SmallMInPlaceKernel", 64, 2048, {256, 128, 0, 1536}, true, 0, -1, 1},
       // The reduction kernel on tiles of 8 blocks (reduced) and of 16 and 9
       // blocks (register epilogue) in one launch.
       {"LargeInPlaceMixedEpilogues", 4096, 7168, {1024, 2048, 0, 1152}, true,
@@ -124,6 +134,7 @@ TEST_P(KGroupedGemmTest, MatchesReference) {
   const auto &[bundle, kase] = GetParam();
   EnvOverride blockN("DGEMM_BLOCK_N", kase.blockN, 1);
   EnvOverride redMaxBlocks("DGEMM_RED_MAX_BLOCKS", kase.redMaxBlocks, 0);
+  EnvOverride inPlaceOnly("DGEMM_IN_PLACE_ONLY", kase.inPlaceOnly, 0);
   DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks, kase.inPlace);
   const uint64_t seed = testSeed();
   HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);

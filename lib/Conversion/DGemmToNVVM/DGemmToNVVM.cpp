@@ -25,6 +25,10 @@ using namespace mlir::dgemm;
 namespace {
 
 constexpr StringLiteral kSmemSymbol = "dgemm_dynamic_smem";
+/// Tiles of at most this many K blocks have their c prefetched in an
+/// in-place kernel: the short tiles the reduction kernels are chosen for
+/// (heuristics::kRedEpilogueTileBlocks).
+constexpr int64_t kInPlacePrefetchMaxBlocks = 8;
 
 /// Byte offsets of the shared-memory carve-up; must match smemBytesFor() in
 /// runtime/heuristics (1024 bytes of slack are reserved there for alignment).
@@ -68,7 +72,8 @@ public:
                  int64_t prefetchCMaxBlocks, bool redEpilogue,
                  int64_t redEpilogueMaxBlocks, int64_t redVectorWidth,
                  int64_t turnPassPending, bool unscaledPromotion,
-                 bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth)
+                 bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth,
+                 bool inPlaceOnly)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -79,7 +84,7 @@ public:
         turnPassPending(turnPassPending),
         unscaledPromotion(unscaledPromotion),
         mmaSetupBeforeTurn(mmaSetupBeforeTurn),
-        epilogueVectorWidth(epilogueVectorWidth) {}
+        epilogueVectorWidth(epilogueVectorWidth), inPlaceOnly(inPlaceOnly) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -227,6 +232,7 @@ private:
   bool unscaledPromotion;
   bool mmaSetupBeforeTurn;
   int64_t epilogueVectorWidth;
+  bool inPlaceOnly;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -1206,11 +1212,25 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     return;
   }
   if (redEpilogue && !tmaReduceEpilogue) {
-    Value inPlace = inPlaceCond();
+    // In-place kernel: c is d (the runtime launches it for nothing else)
+    // and every tile with K blocks reduces; there is no register path. A
+    // tile without K blocks leaves d (= c) alone.
+    Value inPlace = inPlaceOnly ? Value() : inPlaceCond();
+    if (inPlaceOnly && !blocks)
+      blocks = tileBlocks(op);
+    if (inPlaceOnly && !blocks) {
+      op.emitOpError("the in-place kernel needs the tile's block count, but "
+                     "the sums do not come from a block loop of "
+                     "dgemm-lower-to-kernel");
+      return;
+    }
+    if (inPlaceOnly)
+      inPlace = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, blocks,
+                                        i32(b, loc, 0));
     // 1 <= blocks <= B (blocks - 1 wraps for 0): a tile without K blocks
     // (an empty group) keeps the register path, which leaves d = c exact
     // where a reduction of 0 would flush subnormal values.
-    if (blocks)
+    if (blocks && !inPlaceOnly)
       inPlace = b.create<arith::AndIOp>(
           loc, inPlace,
           b.create<arith::CmpIOp>(
@@ -1269,6 +1289,10 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     reduce(t, /*guarded=*/false);
     OpBuilder e = full.getElseBodyBuilder();
     reduce(e, /*guarded=*/true);
+    if (inPlaceOnly) {
+      op.erase();
+      return;
+    }
     b.setInsertionPoint(split.elseBlock()->getTerminator());
   }
   if (!perChunkEpilogue) {
@@ -1634,18 +1658,31 @@ struct ConvertDGemmToNVVMPass
       // The kernel's configuration may ask for the reduction epilogue
       // (red_max_blocks, chosen per call by the runtime's heuristics); the
       // red-epilogue option, when set, takes precedence.
-      bool reduce = redEpilogue || config.getRedMaxBlocks() > 0;
+      // An in-place kernel (in_place_only = 1) reduces every tile with K
+      // blocks, 16 bytes at a time unless red-vector-width says 2, and
+      // prefetches c at the tile's start for tiles of at most 8 blocks only
+      // (bench/NOTES.md, section 9: a prefetch inside the block loop made
+      // long tiles 2-4% slower, none at all made short ones 10-45% slower).
+      bool inPlaceOnly = config.getInPlaceOnly() != 0;
+      bool reduce =
+          redEpilogue || inPlaceOnly || config.getRedMaxBlocks() > 0;
       int64_t reduceMaxBlocks =
-          redEpilogue ? int64_t(redEpilogueMaxBlocks) : config.getRedMaxBlocks();
+          inPlaceOnly   ? 0
+          : redEpilogue ? int64_t(redEpilogueMaxBlocks)
+                        : config.getRedMaxBlocks();
+      int64_t width = redVectorWidth != 0            ? int64_t(redVectorWidth)
+                      : inPlaceOnly                  ? 4
+                      : config.getClusterM() == 2    ? 2
+                                                     : 4;
+      int64_t cBlocks = inPlaceOnly ? 0 : int64_t(prefetchCBlocks);
+      int64_t cMaxBlocks =
+          inPlaceOnly ? kInPlacePrefetchMaxBlocks : int64_t(prefetchCMaxBlocks);
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
-                                prefetchCBlocks, prefetchCMaxBlocks, reduce,
-                                reduceMaxBlocks,
-                                redVectorWidth != 0 ? int64_t(redVectorWidth)
-                                : config.getClusterM() == 2 ? 2
-                                                            : 4,
-                                turnPassPending, unscaledPromotion,
-                                mmaSetupBeforeTurn, epilogueVectorWidth)
+                                cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,
+                                width, turnPassPending, unscaledPromotion,
+                                mmaSetupBeforeTurn, epilogueVectorWidth,
+                                inPlaceOnly)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

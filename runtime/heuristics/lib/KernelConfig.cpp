@@ -108,6 +108,8 @@ std::string KernelConfig::entryName() const {
     os << "_c" << clusterM << "x" << clusterN;
   if (redMaxBlocks > 0)
     os << "_red" << redMaxBlocks;
+  if (inPlaceOnly)
+    os << "_ip";
   return os.str();
 }
 
@@ -126,7 +128,8 @@ std::string KernelConfig::toMeta() const {
      << "cluster_m=" << clusterM << "\n"
      << "cluster_n=" << clusterN << "\n"
      << "smem_bytes=" << smemBytes() << "\n"
-     << "red_max_blocks=" << redMaxBlocks << "\n";
+     << "red_max_blocks=" << redMaxBlocks << "\n"
+     << "in_place_only=" << inPlaceOnly << "\n";
   return os.str();
 }
 
@@ -136,7 +139,7 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          mathWarpgroups == o.mathWarpgroups && clusterM == o.clusterM &&
          clusterN == o.clusterN && swizzleA == o.swizzleA &&
          swizzleB == o.swizzleB && numSMs == o.numSMs &&
-         redMaxBlocks == o.redMaxBlocks;
+         redMaxBlocks == o.redMaxBlocks && inPlaceOnly == o.inPlaceOnly;
 }
 
 int dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
@@ -229,6 +232,13 @@ std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
     return violation("red_max_blocks",
                      "be in [0, " + std::to_string(kMaxRedMaxBlocks) +
                          "] (0: no reduction epilogue)",
+                     c.redMaxBlocks);
+  if (c.inPlaceOnly != 0 && c.inPlaceOnly != 1)
+    return violation("in_place_only", "be 0 or 1", c.inPlaceOnly);
+  if (c.inPlaceOnly && c.redMaxBlocks != 0)
+    return violation("red_max_blocks",
+                     "be 0 with in_place_only = 1 (the in-place kernel "
+                     "reduces every tile)",
                      c.redMaxBlocks);
   return "";
 }
@@ -335,7 +345,9 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // it is a kernel of its own, chosen when the tiles that take the
   // reductions carry at least as many blocks (about as much time: every
   // group has the same tiles) as those that do not (bench/NOTES.md,
-  // section 7).
+  // section 7). Otherwise the in-place kernel, which reduces every tile and
+  // has no register epilogue: 3-8% faster than the register epilogue on
+  // long tiles (bench/NOTES.md, section 9).
   if (problem.inPlace) {
     int64_t shortBlocks = 0, longBlocks = 0;
     for (int64_t k : effectiveKs(problem)) {
@@ -344,6 +356,8 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
     }
     if (shortBlocks > 0 && shortBlocks >= longBlocks)
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
+    else
+      chosen.inPlaceOnly = 1;
   }
   return chosen;
 }
@@ -351,7 +365,7 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
 std::vector<KernelConfig>
 dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
   // Every tile shape, then the same shapes with cluster_m = 2, then all of
-  // them with the reduction epilogue.
+  // them with the reduction epilogue, then all of them as in-place kernels.
   std::vector<KernelConfig> candidates = tileCandidates(target);
   size_t tiles = candidates.size();
   for (size_t i = 0; i < tiles; ++i) {
@@ -365,6 +379,11 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
     KernelConfig reducing = candidates[i];
     reducing.redMaxBlocks = kRedEpilogueTileBlocks;
     candidates.push_back(reducing);
+  }
+  for (size_t i = 0; i < registerEpilogue; ++i) {
+    KernelConfig inPlace = candidates[i];
+    inPlace.inPlaceOnly = 1;
+    candidates.push_back(inPlace);
   }
   return candidates;
 }

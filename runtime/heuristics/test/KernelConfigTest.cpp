@@ -291,7 +291,8 @@ TEST(KernelConfig, ToMeta) {
             "cluster_m=1\n"
             "cluster_n=1\n"
             "smem_bytes=221184\n"
-            "red_max_blocks=0\n");
+            "red_max_blocks=0\n"
+            "in_place_only=0\n");
   KernelConfig c = validConfig();
   c.clusterN = 2;
   std::string meta = c.toMeta();
@@ -304,6 +305,35 @@ TEST(KernelConfig, ToMeta) {
   EXPECT_NE(meta.find("entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8\n"),
             std::string::npos);
   EXPECT_NE(meta.find("\nred_max_blocks=8\n"), std::string::npos);
+  c = validConfig();
+  c.inPlaceOnly = 1;
+  meta = c.toMeta();
+  EXPECT_NE(meta.find("entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_ip\n"),
+            std::string::npos);
+  EXPECT_NE(meta.find("\nin_place_only=1\n"), std::string::npos);
+}
+
+TEST(KernelConfig, InPlaceOnlyNamesAndDistinguishesTheKernel) {
+  KernelConfig c = validConfig();
+  c.clusterM = 2;
+  c.inPlaceOnly = 1;
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_ip");
+  KernelConfig plain = c;
+  plain.inPlaceOnly = 0;
+  EXPECT_NE(c, plain);
+}
+
+TEST(CheckConfig, RejectsInPlaceOnly) {
+  KernelConfig c = validConfig();
+  c.inPlaceOnly = 2;
+  expectRejected(c, "in_place_only");
+  EXPECT_EQ(checkConfig(c, Target()), "in_place_only must be 0 or 1, got 2");
+  c.inPlaceOnly = 1;
+  EXPECT_EQ(checkConfig(c, Target()), "");
+  c.redMaxBlocks = 8;
+  EXPECT_EQ(checkConfig(c, Target()),
+            "red_max_blocks must be 0 with in_place_only = 1 (the in-place "
+            "kernel reduces every tile), got 8");
 }
 
 TEST(KernelConfig, RedMaxBlocksNamesAndDistinguishesTheKernel) {
@@ -336,7 +366,7 @@ TEST(CheckConfig, RejectsRedMaxBlocks) {
 TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
   Target h200;
   std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
-  EXPECT_EQ(candidates.size(), 56u);
+  EXPECT_EQ(candidates.size(), 84u);
   std::set<std::string> names;
   for (const KernelConfig &c : candidates) {
     SCOPED_TRACE(c.entryName());
@@ -345,7 +375,9 @@ TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
     EXPECT_EQ(c.descSlots, 2);
     size_t index = size_t(&c - candidates.data());
     EXPECT_EQ(c.clusterM, index % 28 < 14 ? 1 : 2);
-    EXPECT_EQ(c.redMaxBlocks, index < 28 ? 0 : kRedEpilogueTileBlocks);
+    EXPECT_EQ(c.redMaxBlocks,
+              index >= 28 && index < 56 ? kRedEpilogueTileBlocks : 0);
+    EXPECT_EQ(c.inPlaceOnly, index >= 56 ? 1 : 0);
     EXPECT_EQ(c.clusterN, 1);
     EXPECT_EQ(c.numSMs, 132);
     EXPECT_EQ(c.blockN % 16, 0);
@@ -366,8 +398,12 @@ TEST(Candidates, DeterministicOrder) {
             "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1");
   // Then all of them with the reduction epilogue.
   EXPECT_EQ(a[28].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_red8");
-  EXPECT_EQ(a.back().entryName(),
+  EXPECT_EQ(a[55].entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1_red8");
+  // Then all of the first two kinds as in-place kernels.
+  EXPECT_EQ(a[56].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_ip");
+  EXPECT_EQ(a.back().entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1_ip");
 }
 
 TEST(Candidates, FollowTheTarget) {
@@ -687,14 +723,27 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
   p.ks = {1024, 128, 1152, 0}; // 8 + 1 short, 9 long: a tie reduces
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
+  // Otherwise in place: the in-place kernel.
   p.ks = {1024, 0, 1152, 0}; // 8 short, 9 long
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
   p.ks = {0, 0, 0, 0}; // nothing to reduce
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  // The large shapes keep the register epilogue in place too.
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  // The large shapes: the in-place kernel in place, the register
+  // epilogue with a separate c; the tile is the same.
   KGroupedProblem large = uniformProblem(16, 7168, 2048, 2048);
   large.inPlace = true;
-  EXPECT_EQ(selectKGroupedConfig(large, h200).redMaxBlocks, 0);
+  KernelConfig inPlace = selectKGroupedConfig(large, h200);
+  EXPECT_EQ(inPlace.redMaxBlocks, 0);
+  EXPECT_EQ(inPlace.inPlaceOnly, 1);
+  large.inPlace = false;
+  KernelConfig separateLarge = selectKGroupedConfig(large, h200);
+  EXPECT_EQ(separateLarge.inPlaceOnly, 0);
+  separateLarge.inPlaceOnly = 1;
+  EXPECT_EQ(separateLarge, inPlace);
+  // The reduction kernel for short groups is never an in-place kernel.
+  EXPECT_EQ(reducing.inPlaceOnly, 0);
 }
 
 } // namespace

@@ -12,13 +12,13 @@
 // A configuration already present is kept.
 // RUN: dgemm-opt %s --dgemm-select-config | FileCheck %s --check-prefix=KEEP
 // As the runtime selects for c = d: short groups (here 4 K blocks each) get
-// the reduction epilogue, long ones (64 blocks) do not.
+// the reduction epilogue, long ones (64 blocks) the in-place kernel.
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=512" | FileCheck %s --check-prefix=INPLACE
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=8192" | FileCheck %s --check-prefix=INLONG
 // INPLACE-LABEL: dgemm.gemm @g4_4096x7168
 // INPLACE-SAME: num_sms = 132, red_max_blocks = 8>
 // INLONG-LABEL: dgemm.gemm @g4_4096x7168
-// INLONG-SAME: num_sms = 132>
+// INLONG-SAME: num_sms = 132, in_place_only = 1>
 
 // G4-LABEL: dgemm.gemm @g4_4096x7168
 // G4-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 2, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>

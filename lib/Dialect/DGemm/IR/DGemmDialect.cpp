@@ -56,7 +56,8 @@ static heur::KernelConfig
 toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
-                   int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks) {
+                   int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks,
+                   int64_t inPlaceOnly) {
   heur::KernelConfig c;
   c.blockM = blockM;
   c.blockN = blockN;
@@ -70,6 +71,7 @@ toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
   c.swizzleB = swizzleB;
   c.numSMs = numSMs;
   c.redMaxBlocks = redMaxBlocks;
+  c.inPlaceOnly = inPlaceOnly;
   return c;
 }
 
@@ -78,14 +80,15 @@ heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
       attr.getBlockM(), attr.getBlockN(), attr.getBlockK(), attr.getStages(),
       attr.getDescSlots(), attr.getMathWarpgroups(), attr.getClusterM(),
       attr.getClusterN(), attr.getSwizzleA(), attr.getSwizzleB(),
-      attr.getNumSms(), attr.getRedMaxBlocks());
+      attr.getNumSms(), attr.getRedMaxBlocks(), attr.getInPlaceOnly());
 }
 
 ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
                                      const heur::KernelConfig &c) {
   return ConfigAttr::get(ctx, c.blockM, c.blockN, c.blockK, c.stages,
                          c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
-                         c.swizzleA, c.swizzleB, c.numSMs, c.redMaxBlocks);
+                         c.swizzleA, c.swizzleB, c.numSMs, c.redMaxBlocks,
+                         c.inPlaceOnly);
 }
 
 LogicalResult
@@ -93,14 +96,15 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
-                   int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks) {
+                   int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks,
+                   int64_t inPlaceOnly) {
   // The rules live in the heuristics library so that the runtime applies the
   // very same ones to configurations it is handed.
   heur::Target target;
   std::string problem = heur::checkConfig(
       ::toHeuristicsConfig(blockM, blockN, blockK, stages, descSlots,
                            mathWarpgroups, clusterM, clusterN, swizzleA,
-                           swizzleB, numSMs, redMaxBlocks),
+                           swizzleB, numSMs, redMaxBlocks, inPlaceOnly),
       target);
   if (!problem.empty())
     return emitError() << "invalid config: " << problem;

@@ -37,12 +37,15 @@ struct KernelMeta {
   /// into d in place. Informational for the launch; it must match the
   /// configuration.
   int redMaxBlocks = 0;
+  /// Optional key (absent: 0): 1 for a kernel that only accumulates in place
+  /// (c must be d). It must match the configuration.
+  int inPlaceOnly = 0;
 };
 
 /// Parses the text of a .meta file. `fileName` is used in messages only;
 /// `expectedEntry`, when non-empty, must equal the entry key (it is the file
 /// stem). Every documented key appears at most once, and all but the
-/// optional red_max_blocks are required; keys this version
+/// optional red_max_blocks and in_place_only are required; keys this version
 /// does not know are ignored so that newer compilers may add some. Errors
 /// (ErrorCode::BadKernelBundle) name the file, the line or key, and the rule.
 Status parseKernelMeta(const std::string &text, const std::string &fileName,

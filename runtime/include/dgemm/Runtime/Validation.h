@@ -82,10 +82,12 @@ uint64_t workspaceBytesFor(int64_t gridX, int descSlots);
 /// switch drains the previous group's loads; it exists to compare the two
 /// and to demonstrate the race with the guard-less test bundle.
 ///
-/// `inPlace` (c is d) lets the heuristics choose the reduction epilogue;
-/// DGEMM_RED_MAX_BLOCKS (an integer >= 0) replaces red_max_blocks in place
-/// (0: the register epilogue), and is ignored for calls that are not in
-/// place, whose kernels never reduce.
+/// `inPlace` (c is d) lets the heuristics choose the reduction epilogue or
+/// the in-place kernel; DGEMM_RED_MAX_BLOCKS (an integer >= 0) replaces
+/// red_max_blocks in place and clears in_place_only (0: the register
+/// epilogue), then DGEMM_IN_PLACE_ONLY ("0" or "1") sets in_place_only (1
+/// clears red_max_blocks); both are ignored for calls that are not in place,
+/// which never take those kernels.
 heuristics::KernelConfig chooseKGroupedConfig(int64_t m, int64_t n,
                                               int numGroups,
                                               const int32_t *ksHost,

@@ -114,7 +114,9 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
     cluster shape, swizzles and the SM count of the persistent grid, and the
     epilogue: `red_max_blocks = B > 0` (optional, default 0) makes tiles of at
     most B 128-deep K blocks add their sum to d with `red.global.add` when c
-    is d. Filled in by `dgemm-select-config` from the shared heuristics
+    is d; `in_place_only = 1` (optional, default 0; excludes B > 0) builds a
+    kernel that requires c to be d and adds every tile with K blocks to d
+    with `red.global.add`, with no register epilogue. Filled in by `dgemm-select-config` from the shared heuristics
     library (runtime/heuristics), which the runtime uses too.
   }];
   let parameters = (ins
@@ -122,7 +124,8 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
     "int64_t":$stages, "int64_t":$desc_slots, "int64_t":$math_warpgroups,
     "int64_t":$cluster_m, "int64_t":$cluster_n,
     "int64_t":$swizzle_a, "int64_t":$swizzle_b, "int64_t":$num_sms,
-    DefaultValuedParameter<"int64_t", "0">:$red_max_blocks);
+    DefaultValuedParameter<"int64_t", "0">:$red_max_blocks,
+    DefaultValuedParameter<"int64_t", "0">:$in_place_only);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -49,6 +49,12 @@ struct KernelConfig {
   /// (docs/Kernel.md); longer tiles, and every tile of a call with a separate
   /// c, take the register epilogue. 0: the register epilogue everywhere.
   int redMaxBlocks = 0;
+  /// In-place kernel (1): it requires c to be d, and every tile with K
+  /// blocks adds its sum to d with 16-byte `red.global.add` (no register
+  /// epilogue, c prefetched into L2 only for tiles of at most
+  /// kRedEpilogueTileBlocks blocks, at the tile's start). Excludes
+  /// redMaxBlocks > 0. 0: an ordinary kernel.
+  int inPlaceOnly = 0;
 
   /// One TMA producer warpgroup plus the math warpgroups.
   int threads() const;
@@ -56,7 +62,7 @@ struct KernelConfig {
   int smemBytes() const;
   /// "dgemm_kgrouped_fp8_1d1d_bm<M>_bn<N>_s<S>_r<R>", plus "_c<cm>x<cn>" only
   /// when a cluster dimension is not 1, plus "_red<B>" only when redMaxBlocks
-  /// is B > 0.
+  /// is B > 0, plus "_ip" only when inPlaceOnly is 1.
   std::string entryName() const;
   /// The .meta file of docs/KernelABI.md, one key=value per line.
   std::string toMeta() const;
@@ -111,18 +117,18 @@ inline constexpr int kRedEpilogueTileBlocks = 8;
 
 /// The tile with the smallest modelled makespan (see docs/Heuristics.md),
 /// with cluster_m = 2 (B multicast across CTA pairs) when the m-block count
-/// is even and N >= 4096, and the reduction epilogue (redMaxBlocks =
-/// kRedEpilogueTileBlocks) when the call is in place and the groups of 1 to
+/// is even and N >= 4096. In place, the reduction epilogue for short tiles
+/// (redMaxBlocks = kRedEpilogueTileBlocks) when the groups of 1 to
 /// kRedEpilogueTileBlocks K blocks (each group's K rounded up to 128), whose
 /// tiles take it, hold at least as many blocks as the longer groups, whose
-/// tiles do not.
+/// tiles do not; otherwise the in-place kernel (inPlaceOnly = 1).
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
 
 /// Every config selectKGroupedConfig can return for `target`, in a fixed
 /// order without duplicates (every tile shape, then each with cluster_m =
-/// 2, then all of those with the reduction epilogue); used to pre-build the
-/// kernel bundle.
+/// 2, then all of those with the reduction epilogue, then all of the first
+/// two kinds as in-place kernels); used to pre-build the kernel bundle.
 std::vector<KernelConfig> candidateKGroupedConfigs(const Target &target);
 
 } // namespace heuristics
