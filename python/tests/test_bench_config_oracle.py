@@ -34,20 +34,20 @@ def test_register_and_reduction_kernels(oracle, monkeypatch):
     # The seed shape: the reduction epilogue only in place.
     assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
     assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_red8"
-    # Long groups: the in-place kernel in place, the register epilogue with a separate c;
-    # N = 7168 pairs CTAs.
+    # Long groups: the in-place kernel (never paired) in place, the register epilogue with a
+    # separate c, where N = 7168 pairs CTAs.
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
-            == PREFIX + "bm128_bn192_s5_r2_c2x1_ip")
+            == PREFIX + "bm128_bn192_s5_r2_ip")
     assert oracle.entry(4096, 7168, [8192] * 4) == PREFIX + "bm128_bn192_s5_r2_c2x1"
-    # The runtime's overrides, mirrored.
+    # The runtime's overrides, mirrored: they replace one field of the choice.
     monkeypatch.setenv("DGEMM_RED_MAX_BLOCKS", "0")
     assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2"
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
-            == PREFIX + "bm128_bn192_s5_r2_c2x1")
+            == PREFIX + "bm128_bn192_s5_r2")
     monkeypatch.setenv("DGEMM_IN_PLACE_ONLY", "1")
     assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_ip"
     assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
     monkeypatch.delenv("DGEMM_RED_MAX_BLOCKS")
     monkeypatch.setenv("DGEMM_IN_PLACE_ONLY", "0")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
-            == PREFIX + "bm128_bn192_s5_r2_c2x1")
+            == PREFIX + "bm128_bn192_s5_r2")

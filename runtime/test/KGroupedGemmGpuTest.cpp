@@ -102,8 +102,7 @@ std::vector<GemmCase> gemmCases() {
       {"RaggedEdges", 388, 260, {128, 256, 0}, true},
       {"RaggedEdgesSeparateC", 388, 260, {128, 256, 0}, false},
       // The in-place kernel (chosen: 8 of the 33 K blocks are in groups of
-      // at most 8) on the large tiles with B multicast, an empty group and
-      // a short one.
+      // at most 8) on the large tiles, with an empty group and a short one.
       {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1152}, true},
       // The in-place kernel forced on short tiles (their c prefetched), on
       // ragged edges and with one math warpgroup.

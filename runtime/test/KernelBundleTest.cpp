@@ -192,6 +192,31 @@ TEST(KernelMetaTest, RedMaxBlocksIsOptional) {
             "must be an integer in [0, 1048576]");
 }
 
+TEST(KernelMetaTest, InPlaceOnlyIsOptionalAndMustMatch) {
+  KernelMeta meta;
+  ASSERT_TRUE(parse(goodMeta(), meta).ok());
+  EXPECT_EQ(meta.inPlaceOnly, 0);
+  ASSERT_TRUE(parse(goodMeta() + "in_place_only=1\n", meta).ok());
+  EXPECT_EQ(meta.inPlaceOnly, 1);
+  expectBad(goodMeta() + "in_place_only=2\n", "'in_place_only'",
+            "must be an integer in [0, 1]");
+  // The in-place kernel is not the ordinary one of the same tile.
+  dgemm::heuristics::KernelConfig config;
+  config.blockM = meta.blockM;
+  config.blockN = meta.blockN;
+  config.blockK = meta.blockK;
+  config.stages = meta.stages;
+  config.descSlots = meta.descSlots;
+  config.mathWarpgroups = meta.mathWarpgroups;
+  config.clusterM = meta.clusterM;
+  config.clusterN = meta.clusterN;
+  Status s = checkMetaMatchesConfig(meta, config, "x.meta");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'in_place_only' is 1"));
+  config.inPlaceOnly = 1;
+  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+}
+
 TEST(KernelBundleTest, LoadsMetaFromDirectory) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());

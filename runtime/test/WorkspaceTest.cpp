@@ -189,4 +189,42 @@ TEST(WorkspaceTest, ReductionEpilogueInPlaceOnly) {
   }
   ::unsetenv("DGEMM_RED_MAX_BLOCKS");
 }
+
+TEST(WorkspaceTest, InPlaceKernelOverride) {
+  // Long groups: an in-place call takes the in-place kernel.
+  const std::vector<int32_t> ks = {8192, 8192, 8192, 8192};
+  Target target;
+  ::unsetenv("DGEMM_RED_MAX_BLOCKS");
+  ::unsetenv("DGEMM_IN_PLACE_ONLY");
+  KernelConfig inPlace =
+      chooseKGroupedConfig(7168, 2048, 4, ks.data(), target, true);
+  KernelConfig separate = chooseKGroupedConfig(7168, 2048, 4, ks.data(), target);
+  EXPECT_EQ(inPlace.inPlaceOnly, 1);
+  EXPECT_EQ(separate.inPlaceOnly, 0);
+  KernelConfig tile = inPlace;
+  tile.inPlaceOnly = 0;
+  EXPECT_EQ(tile, separate);
+  // DGEMM_IN_PLACE_ONLY sets the field in place only; 1 clears the bound of
+  // the reduction kernel, and DGEMM_RED_MAX_BLOCKS clears the field.
+  ::setenv("DGEMM_IN_PLACE_ONLY", "0", 1);
+  EXPECT_EQ(chooseKGroupedConfig(7168, 2048, 4, ks.data(), target, true),
+            separate);
+  ::setenv("DGEMM_IN_PLACE_ONLY", "1", 1);
+  EXPECT_EQ(chooseKGroupedConfig(7168, 2048, 4, ks.data(), target), separate);
+  const std::vector<int32_t> seedKs = {256, 128, 128, 256};
+  KernelConfig seed =
+      chooseKGroupedConfig(2048, 2048, 4, seedKs.data(), target, true);
+  EXPECT_EQ(seed.inPlaceOnly, 1);
+  EXPECT_EQ(seed.redMaxBlocks, 0);
+  ::setenv("DGEMM_IN_PLACE_ONLY", "yes", 1);
+  EXPECT_EQ(chooseKGroupedConfig(7168, 2048, 4, ks.data(), target, true),
+            inPlace);
+  ::unsetenv("DGEMM_IN_PLACE_ONLY");
+  ::setenv("DGEMM_RED_MAX_BLOCKS", "8", 1);
+  KernelConfig reducing =
+      chooseKGroupedConfig(7168, 2048, 4, ks.data(), target, true);
+  EXPECT_EQ(reducing.inPlaceOnly, 0);
+  EXPECT_EQ(reducing.redMaxBlocks, 8);
+  ::unsetenv("DGEMM_RED_MAX_BLOCKS");
+}
 } // namespace

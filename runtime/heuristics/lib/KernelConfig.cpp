@@ -328,17 +328,6 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
       chosen = candidates[i];
       break;
     }
-  // Pairs of CTAs on neighbouring m-blocks share the B tile by TMA
-  // multicast, halving its L2 reads. Only with an even m-block count (an
-  // odd one leaves the last pair's second CTA computing a tile past M), and
-  // only for wide outputs: on the H200 it gained 3-11% at N = 7168 and
-  // nothing (or lost) at N = 2048 (bench/NOTES.md).
-  int64_t mBlocks = (problem.m + chosen.blockM - 1) / chosen.blockM;
-  KernelConfig paired = chosen;
-  paired.clusterM = 2;
-  if (mBlocks % 2 == 0 && problem.n >= kMulticastMinN &&
-      checkConfig(paired, target).empty())
-    chosen = paired;
   // In place, tiles of at most 8 K blocks add their sum to d with reductions
   // instead of loading c first: 1-11% faster on the H200, but the second
   // epilogue's code makes the block loop of longer tiles 4-10% slower, so
@@ -359,13 +348,26 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
     else
       chosen.inPlaceOnly = 1;
   }
+  // Pairs of CTAs on neighbouring m-blocks share the B tile by TMA
+  // multicast, halving its L2 reads. Only with an even m-block count (an
+  // odd one leaves the last pair's second CTA computing a tile past M), and
+  // only for wide outputs: on the H200 it gained 3-11% at N = 7168 and
+  // nothing (or lost) at N = 2048 (bench/NOTES.md). Not for the in-place
+  // kernel, which measured 0-2.5% faster without it at N = 7168 (section 9).
+  int64_t mBlocks = (problem.m + chosen.blockM - 1) / chosen.blockM;
+  KernelConfig paired = chosen;
+  paired.clusterM = 2;
+  if (!chosen.inPlaceOnly && mBlocks % 2 == 0 && problem.n >= kMulticastMinN &&
+      checkConfig(paired, target).empty())
+    chosen = paired;
   return chosen;
 }
 
 std::vector<KernelConfig>
 dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
   // Every tile shape, then the same shapes with cluster_m = 2, then all of
-  // them with the reduction epilogue, then all of them as in-place kernels.
+  // them with the reduction epilogue, then every tile shape as an in-place
+  // kernel (never paired).
   std::vector<KernelConfig> candidates = tileCandidates(target);
   size_t tiles = candidates.size();
   for (size_t i = 0; i < tiles; ++i) {
@@ -380,7 +382,7 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
     reducing.redMaxBlocks = kRedEpilogueTileBlocks;
     candidates.push_back(reducing);
   }
-  for (size_t i = 0; i < registerEpilogue; ++i) {
+  for (size_t i = 0; i < tiles; ++i) {
     KernelConfig inPlace = candidates[i];
     inPlace.inPlaceOnly = 1;
     candidates.push_back(inPlace);

@@ -366,7 +366,7 @@ TEST(CheckConfig, RejectsRedMaxBlocks) {
 TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
   Target h200;
   std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
-  EXPECT_EQ(candidates.size(), 84u);
+  EXPECT_EQ(candidates.size(), 70u);
   std::set<std::string> names;
   for (const KernelConfig &c : candidates) {
     SCOPED_TRACE(c.entryName());
@@ -374,7 +374,7 @@ TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
     EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, h200));
     EXPECT_EQ(c.descSlots, 2);
     size_t index = size_t(&c - candidates.data());
-    EXPECT_EQ(c.clusterM, index % 28 < 14 ? 1 : 2);
+    EXPECT_EQ(c.clusterM, index < 56 && index % 28 >= 14 ? 2 : 1);
     EXPECT_EQ(c.redMaxBlocks,
               index >= 28 && index < 56 ? kRedEpilogueTileBlocks : 0);
     EXPECT_EQ(c.inPlaceOnly, index >= 56 ? 1 : 0);
@@ -400,10 +400,9 @@ TEST(Candidates, DeterministicOrder) {
   EXPECT_EQ(a[28].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_red8");
   EXPECT_EQ(a[55].entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1_red8");
-  // Then all of the first two kinds as in-place kernels.
+  // Then every tile shape as an in-place kernel, never paired.
   EXPECT_EQ(a[56].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_ip");
-  EXPECT_EQ(a.back().entryName(),
-            "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1_ip");
+  EXPECT_EQ(a.back().entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_ip");
 }
 
 TEST(Candidates, FollowTheTarget) {
@@ -731,7 +730,15 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
   // The large shapes: the in-place kernel in place, the register
-  // epilogue with a separate c; the tile is the same.
+  // epilogue with a separate c; the tile is the same, and the in-place
+  // kernel never multicasts (N = 7168, an even m-block count).
+  KGroupedProblem wide = uniformProblem(4, 4096, 7168, 8192);
+  wide.inPlace = true;
+  KernelConfig wideInPlace = selectKGroupedConfig(wide, h200);
+  EXPECT_EQ(wideInPlace.inPlaceOnly, 1);
+  EXPECT_EQ(wideInPlace.clusterM, 1);
+  wide.inPlace = false;
+  EXPECT_EQ(selectKGroupedConfig(wide, h200).clusterM, 2);
   KGroupedProblem large = uniformProblem(16, 7168, 2048, 2048);
   large.inPlace = true;
   KernelConfig inPlace = selectKGroupedConfig(large, h200);

@@ -8,7 +8,8 @@
 // the in-place kernel: its own entry name; c is taken to be d, so nothing of c
 // is loaded (no vector loads from global memory at all) and every tile with
 // K blocks adds its sum to d with 16-byte reductions, even with B multicast
-// (cluster_m = 2); a tile without K blocks does nothing. Its c is prefetched
+// (cluster_m = 2: the heuristics do not pair in-place kernels, but a config
+// may); a tile without K blocks does nothing. Its c is prefetched
 // into L2 before the block loop, and only for tiles of at most 8 blocks.
 // CHECK: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_ip(
 // CHECK-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32

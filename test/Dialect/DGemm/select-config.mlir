@@ -12,12 +12,14 @@
 // A configuration already present is kept.
 // RUN: dgemm-opt %s --dgemm-select-config | FileCheck %s --check-prefix=KEEP
 // As the runtime selects for c = d: short groups (here 4 K blocks each) get
-// the reduction epilogue, long ones (64 blocks) the in-place kernel.
+// the reduction epilogue, long ones (64 blocks) the in-place kernel, which
+// never multicasts B (N = 7168 would otherwise pair CTAs).
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=512" | FileCheck %s --check-prefix=INPLACE
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=8192" | FileCheck %s --check-prefix=INLONG
 // INPLACE-LABEL: dgemm.gemm @g4_4096x7168
 // INPLACE-SAME: num_sms = 132, red_max_blocks = 8>
 // INLONG-LABEL: dgemm.gemm @g4_4096x7168
+// INLONG-SAME: cluster_m = 1,
 // INLONG-SAME: num_sms = 132, in_place_only = 1>
 
 // G4-LABEL: dgemm.gemm @g4_4096x7168

@@ -115,20 +115,21 @@ double estimateKGroupedMakespanUs(const KGroupedProblem &problem,
 /// (see there).
 inline constexpr int kRedEpilogueTileBlocks = 8;
 
-/// The tile with the smallest modelled makespan (see docs/Heuristics.md),
-/// with cluster_m = 2 (B multicast across CTA pairs) when the m-block count
-/// is even and N >= 4096. In place, the reduction epilogue for short tiles
+/// The tile with the smallest modelled makespan (see docs/Heuristics.md).
+/// In place, the reduction epilogue for short tiles
 /// (redMaxBlocks = kRedEpilogueTileBlocks) when the groups of 1 to
 /// kRedEpilogueTileBlocks K blocks (each group's K rounded up to 128), whose
 /// tiles take it, hold at least as many blocks as the longer groups, whose
-/// tiles do not; otherwise the in-place kernel (inPlaceOnly = 1).
+/// tiles do not; otherwise the in-place kernel (inPlaceOnly = 1). Then
+/// cluster_m = 2 (B multicast across CTA pairs) when the m-block count is
+/// even, N >= 4096 and the kernel is not an in-place one.
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
 
 /// Every config selectKGroupedConfig can return for `target`, in a fixed
 /// order without duplicates (every tile shape, then each with cluster_m =
-/// 2, then all of those with the reduction epilogue, then all of the first
-/// two kinds as in-place kernels); used to pre-build the kernel bundle.
+/// 2, then all of those with the reduction epilogue, then every tile shape
+/// as an in-place kernel); used to pre-build the kernel bundle.
 std::vector<KernelConfig> candidateKGroupedConfigs(const Target &target);
 
 } // namespace heuristics
