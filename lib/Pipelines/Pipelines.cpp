@@ -27,6 +27,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.rasterBandM = options.rasterBandM;
   lower.blocksPerTurn = options.blocksPerTurn;
   lower.overlapPromotion = options.overlapPromotion;
+  lower.deferEpilogue = options.deferEpilogue;
   lower.scalePrefixCols = options.scalePrefixCols;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;

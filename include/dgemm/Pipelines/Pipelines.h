@@ -55,6 +55,9 @@ struct DGemmPipelineOptions
   Option<int64_t> scalePrefixCols{
       *this, "scale-prefix-cols",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(0)};
+  Option<bool> deferEpilogue{
+      *this, "defer-epilogue",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
   Option<bool> overlapPromotion{
       *this, "overlap-promotion",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};

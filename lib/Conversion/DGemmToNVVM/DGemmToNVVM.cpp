@@ -817,6 +817,8 @@ void KernelLowering::lowerPromote(PromoteOp op) {
 /// loop(s) that feed it (dgemm-lower-to-kernel's structure); null if the
 /// structure is not recognized.
 Value KernelLowering::tileBlocks(EpilogueOp op) {
+  if (Value blocks = op.getBlocks())
+    return blocks;
   Value sum = op.getSums().front();
   if (auto tile = sum.getDefiningOp<scf::IfOp>()) {
     auto cmp = tile.getCondition().getDefiningOp<arith::CmpIOp>();
@@ -840,6 +842,10 @@ Value KernelLowering::tileBlocks(EpilogueOp op) {
 /// `first` are issued before the loop); the prefetch goes into the iteration
 /// that issues block `at`, or before the loop if that block is issued there.
 void KernelLowering::prefetchC(EpilogueOp op) {
+  // A deferred epilogue (dgemm-lower-to-kernel's defer-epilogue) runs in a
+  // later tile; the lowering prefetched its c with dgemm.prefetch_c.
+  if (op.getBlocks())
+    return;
   Value numBlocks = tileBlocks(op);
   SmallVector<scf::ForOp> loops;
   for (Operation &prev : *op->getBlock()) {
@@ -1249,18 +1255,30 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
           sb = t.create<scf::IfOp>(loc, wideInBounds(t, q, j),
                                    /*withElseRegion=*/false)
                    .getThenBodyBuilder();
-        // (The column sum is extended as a whole here; wideOffset's folded
-        // form was not yet measured in this path.)
-        Value col = sb.create<arith::AddIOp>(loc, q.colSel, i32(sb, loc, 8 * j));
-        Value off = sb.create<arith::AddIOp>(loc, q.rowOff, ext(sb, col));
-        Value addr = sb.create<LLVM::PtrToIntOp>(
-            loc, sb.getI64Type(), ptrAt(sb, KernelOp::PtrD, off));
+        // A deferred epilogue runs while the next tile's WGMMAs hold their
+        // fragment's registers: every reduction addresses the thread's
+        // first group plus an immediate (32 bytes per group), so that one
+        // address register serves them all. Otherwise each group's address
+        // is computed on its own (the form measured as the default).
+        Value addr;
+        std::string asmText = "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};";
+        if (op.getBlocks()) {
+          addr = sb.create<LLVM::PtrToIntOp>(
+              loc, sb.getI64Type(), ptrAt(sb, KernelOp::PtrD, q.first));
+          asmText = "red.global.add.v4.f32 [$0+" + std::to_string(32 * j) +
+                    "], {$1, $2, $3, $4};";
+        } else {
+          Value col =
+              sb.create<arith::AddIOp>(loc, q.colSel, i32(sb, loc, 8 * j));
+          Value off = sb.create<arith::AddIOp>(loc, q.rowOff, ext(sb, col));
+          addr = sb.create<LLVM::PtrToIntOp>(loc, sb.getI64Type(),
+                                             ptrAt(sb, KernelOp::PtrD, off));
+        }
         SmallVector<Value> operands = {addr};
         for (int e = 0; e < 4; ++e)
           operands.push_back(
               sb.create<LLVM::ExtractElementOp>(loc, out, i32(sb, loc, e)));
-        inlinePtx(sb, loc, "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};",
-                  "l,f,f,f,f,~{memory}", operands);
+        inlinePtx(sb, loc, asmText, "l,f,f,f,f,~{memory}", operands);
       }
     };
     auto reduce = [&](OpBuilder &t, bool guarded) {

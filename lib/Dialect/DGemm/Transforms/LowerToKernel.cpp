@@ -25,6 +25,11 @@ using namespace mlir::dgemm;
 
 namespace {
 
+/// With deferred epilogues, the c of tiles of at most this many K blocks is
+/// prefetched at the tile's start, as the in-place kernel does without them
+/// (convert-dgemm-to-nvvm).
+constexpr int64_t kDeferredPrefetchMaxBlocks = 8;
+
 /// Small arithmetic helpers on i32/i64 values.
 struct Emitter {
   OpBuilder &b;
@@ -127,14 +132,16 @@ public:
                 int64_t mmaSlices, bool scalesBeforeMma,
                 bool alternateWarpgroups, bool passAfterIssue,
                 bool prefetchNextC, int64_t rasterBandM, int64_t blocksPerTurn,
-                bool overlapPromotion, int64_t scalePrefixCols)
+                bool overlapPromotion, int64_t scalePrefixCols,
+                bool deferEpilogue)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
         alternateWarpgroups(alternateWarpgroups),
         passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
         rasterBandM(rasterBandM), blocksPerTurn(blocksPerTurn),
-        overlapPromotion(overlapPromotion), scalePrefixCols(scalePrefixCols) {}
+        overlapPromotion(overlapPromotion), scalePrefixCols(scalePrefixCols),
+        deferEpilogue(deferEpilogue) {}
 
   /// Whether a second WGMMA fragment fits the registers next to the first
   /// and the FP32 sum (3 x block_n / 2 values per thread at most 192).
@@ -344,14 +351,44 @@ private:
     bool pipelined = overlaps(config, overlapPromotion, mmaSlices);
     bool alternate = alternateWarpgroups && config.getMathWarpgroups() == 2 &&
                      !pipelined;
+    // Two blocks per turn where the second set of fragments fits the
+    // registers, and with two math warpgroups (the layout measured;
+    // bench/NOTES.md).
+    int64_t per = blocksPerTurn == 2 && secondFragmentFits(config) &&
+                          config.getMathWarpgroups() == 2
+                      ? 2
+                      : 1;
+    // defer-epilogue: a tile's epilogue runs in the next tile with K blocks,
+    // after that tile's first WGMMAs are issued (they run meanwhile), or
+    // after the last tile. Only in-place kernels with one block per turn:
+    // their epilogue needs nothing of c, whose prefetch is then issued at
+    // the tile's start.
+    bool defer = deferEpilogue && per == 1 && !pipelined &&
+                 config.getInPlaceOnly() != 0;
+    SmallVector<Value> tileInit = {e.i32(0)};
+    if (defer) {
+      // The pending epilogue: its group, m-block, n-block and block count,
+      // and its sums. 0 blocks (none yet) makes the epilogue a no-op, as for
+      // a tile without K blocks in place.
+      for (int i = 0; i < 4; ++i)
+        tileInit.push_back(e.i32(0));
+      for (VectorType t : accTypes)
+        tileInit.push_back(b.create<arith::ConstantOp>(
+            loc, DenseElementsAttr::get(t, b.getF32FloatAttr(0.0f))));
+    }
     if (alternate)
       b.create<TurnOp>(loc, TurnAction::start, ValueRange{});
     auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
-                                      ValueRange{e.i32(0)});
-    if (alternate) {
+                                      tileInit);
+    if (alternate || defer) {
       OpBuilder::InsertionGuard after(b);
       b.setInsertionPointAfter(tiles);
-      b.create<TurnOp>(loc, TurnAction::finish, ValueRange{});
+      if (alternate)
+        b.create<TurnOp>(loc, TurnAction::finish, ValueRange{});
+      if (defer)
+        b.create<EpilogueOp>(loc, tiles.getResults().drop_front(5),
+                             tiles.getResult(1), tiles.getResult(2),
+                             tiles.getResult(3), tiles.getResult(4));
     }
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(tiles.getBody());
@@ -379,13 +416,13 @@ private:
       offsets.push_back(offset);
       offset += w;
     }
-    // One loop iteration: `per` consecutive blocks. Their WGMMAs are all
-    // issued in one turn, each block its own commit group, so the promotion
-    // of one block runs while the tensor cores work on the next.
-    auto emitBlocks = [&](scf::ForOp loop, int64_t per) {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kit = loop.getRegionIterArg(0);
+    // `per` consecutive blocks from iteration `kit`, added to `sums`. Their
+    // WGMMAs are all issued in one turn, each block its own commit group, so
+    // the promotion of one block runs while the tensor cores work on the
+    // next. `afterIssue`, if set, is emitted right after the WGMMAs are
+    // issued. Returns the next iteration and the sums.
+    auto emitBody = [&](Value kit, SmallVector<Value> sums, int64_t per,
+                        function_ref<void()> afterIssue) {
       SmallVector<Value> stages;
       for (int64_t j = 0; j < per; ++j)
         stages.push_back(stageOf(e, j == 0 ? kit : e.add(kit, e.i32(j)),
@@ -415,6 +452,8 @@ private:
       for (int64_t j = 0; j < per; ++j)
         for (auto [i, t] : llvm::enumerate(accTypes))
           accs[j].push_back(b.create<MmaOp>(loc, t, stages[j], offsets[i]));
+      if (afterIssue)
+        afterIssue();
       if (!scalesBeforeMma)
         loadScales();
       // The turn is handed over once the first block's WGMMAs completed:
@@ -423,24 +462,31 @@ private:
         b.create<TurnOp>(loc, TurnAction::pass,
                          passAfterIssue ? ValueRange{} : ValueRange(accs[0]));
       Value next = e.add(kit, e.i32(per));
-      SmallVector<Value> sums(loop.getRegionIterArgs().drop_front());
       for (int64_t j = 0; j < per; ++j)
         for (auto [i, acc] : llvm::enumerate(accs[j]))
           sums[i] = b.create<PromoteOp>(loc, acc.getType(), sums[i], acc,
                                         scales[i],
                                         held[i] ? Value() : stages[j],
                                         offsets[i]);
+      return std::make_pair(next, sums);
+    };
+    // One loop iteration: `per` consecutive blocks.
+    auto emitBlocks = [&](scf::ForOp loop, int64_t per) {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(loop.getBody());
+      auto [next, sums] =
+          emitBody(loop.getRegionIterArg(0),
+                   SmallVector<Value>(loop.getRegionIterArgs().drop_front()),
+                   per, nullptr);
       SmallVector<Value> yields = {next};
       yields.append(sums.begin(), sums.end());
       b.create<scf::YieldOp>(loc, yields);
     };
-    // Two blocks per turn only where the second set of fragments fits the
-    // registers, and with two math warpgroups (the layout measured;
-    // bench/NOTES.md).
-    int64_t per = blocksPerTurn == 2 && secondFragmentFits(config) &&
-                          config.getMathWarpgroups() == 2
-                      ? 2
-                      : 1;
+    if (defer) {
+      buildDeferredTile(e, tiles, numKBlocks, init, g, mb, nb, emitBody,
+                        emitBlocks);
+      return;
+    }
     scf::ForOp kloop;
     if (per == 1) {
       kloop = b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1), init);
@@ -459,8 +505,69 @@ private:
       markBlockLoop(kloop, 1, 0);
       emitBlocks(kloop, 1);
     }
-    b.create<EpilogueOp>(loc, kloop.getResults().drop_front(), g, mb, nb);
+    b.create<EpilogueOp>(loc, kloop.getResults().drop_front(), g, mb, nb,
+                           Value());
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
+  }
+
+  /// One tile of a kernel with deferred epilogues (defer-epilogue):
+  ///
+  ///   prefetch c if the tile has 1 to 8 blocks
+  ///   if (blocks > 0) {
+  ///     f = mma(block 0)
+  ///     epilogue(pending sums, pending tile)   // a no-op for 0 blocks
+  ///     sum = promote(0, f)
+  ///     for blocks 1 .. blocks - 1: as without deferral
+  ///     pending = (sum, this tile)
+  ///   }
+  ///
+  /// The previous tile's epilogue runs while this tile's first WGMMAs do, so
+  /// the pending sums are dead before the block loop and the registers stay
+  /// those of one tile. A tile without blocks leaves the pending epilogue
+  /// to the next one (in place, d already holds its c). buildMath adds the
+  /// last tile's epilogue after the tile loop.
+  template <typename Body, typename Blocks>
+  void buildDeferredTile(Emitter &e, scf::ForOp tiles, Value numKBlocks,
+                         ArrayRef<Value> init, Value g, Value mb, Value nb,
+                         Body &emitBody, Blocks &emitBlocks) {
+    auto args = tiles.getRegionIterArgs();
+    Value it = args[0];
+    SmallVector<Value> pendingSums(args.drop_front(5));
+    Value shortTile = e.cmp(arith::CmpIPredicate::ult,
+                            e.sub(numKBlocks, e.i32(1)),
+                            e.i32(kDeferredPrefetchMaxBlocks));
+    b.create<PrefetchCOp>(loc, g, mb, nb, shortTile);
+    SmallVector<Type> types;
+    for (Value v : args)
+      types.push_back(v.getType());
+    auto any = b.create<scf::IfOp>(
+        loc, types, e.cmp(arith::CmpIPredicate::sgt, numKBlocks, e.i32(0)),
+        true, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&any.getThenRegion().front());
+      auto [next, sums] = emitBody(
+          it, SmallVector<Value>(init.drop_front()), 1, [&] {
+            // No region around it (dgemm-place-sync would complete the
+            // WGMMAs in flight inside one): with 0 blocks it does nothing.
+            b.create<EpilogueOp>(loc, pendingSums, args[1], args[2], args[3],
+                                 args[4]);
+          });
+      SmallVector<Value> loopInit = {next};
+      loopInit.append(sums.begin(), sums.end());
+      auto kloop =
+          b.create<scf::ForOp>(loc, e.i32(1), numKBlocks, e.i32(1), loopInit);
+      // Iteration i issues block i; block 0 is issued before the loop.
+      markBlockLoop(kloop, 1, 0);
+      emitBlocks(kloop, 1);
+      SmallVector<Value> yields = {kloop.getResult(0), g, mb, nb, numKBlocks};
+      yields.append(kloop.getResults().drop_front().begin(),
+                    kloop.getResults().drop_front().end());
+      b.create<scf::YieldOp>(loc, yields);
+      b.setInsertionPointToStart(&any.getElseRegion().front());
+      b.create<scf::YieldOp>(loc, SmallVector<Value>(args.begin(), args.end()));
+    }
+    b.create<scf::YieldOp>(loc, any.getResults());
   }
 
   /// The block loop of one tile with each block's promotion overlapped with
@@ -556,7 +663,8 @@ private:
       b.setInsertionPointToStart(&any.getElseRegion().front());
       b.create<scf::YieldOp>(loc, ValueRange{it, zeros});
     }
-    b.create<EpilogueOp>(loc, ValueRange{any.getResult(1)}, g, mb, nb);
+    b.create<EpilogueOp>(loc, ValueRange{any.getResult(1)}, g, mb, nb,
+                           Value());
     b.create<scf::YieldOp>(loc, ValueRange{any.getResult(0)});
   }
 
@@ -574,6 +682,7 @@ private:
   int64_t blocksPerTurn;
   bool overlapPromotion;
   int64_t scalePrefixCols;
+  bool deferEpilogue;
 };
 
 struct LowerToKernelPass
@@ -624,7 +733,7 @@ struct LowerToKernelPass
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
                       scalesBeforeMma, alternateWarpgroups, passAfterIssue,
                       prefetchNextC, rasterBandM, blocksPerTurn,
-                      overlapPromotion, scalePrefixCols)
+                      overlapPromotion, scalePrefixCols, deferEpilogue)
             .build();
         ++numKernels;
       }

@@ -364,17 +364,20 @@ def DGemm_TurnOp : DGemm_Op<"turn",
   let hasVerifier = 1;
 }
 
-def DGemm_EpilogueOp : DGemm_Op<"epilogue"> {
+def DGemm_EpilogueOp : DGemm_Op<"epilogue", [AttrSizedOperandSegments]> {
   let summary = "Writes d[group] = c[group] + sum for one output tile";
   let description = [{
     `sums` are the tile's FP32 sums as consecutive column slices, left to
     right (one operand when the tile is not split); together they cover the
-    tile's block_n columns.
+    tile's block_n columns. `blocks`, the tile's number of 128-deep K blocks,
+    is given when the sums do not come straight from the tile's block loop
+    (a deferred epilogue); otherwise the lowering reads it from that loop.
   }];
   let arguments = (ins Variadic<VectorOfRankAndType<[1], [F32]>>:$sums,
-                   I32:$group, I32:$m_block, I32:$n_block);
+                   I32:$group, I32:$m_block, I32:$n_block,
+                   Optional<I32>:$blocks);
   let assemblyFormat = [{
-    $sums `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` attr-dict `:` type($sums)
+    $sums `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` (`blocks` `(` $blocks^ `)`)? attr-dict `:` type($sums)
   }];
   let hasVerifier = 1;
 }

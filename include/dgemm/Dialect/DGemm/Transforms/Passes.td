@@ -82,6 +82,12 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
            "K blocks whose WGMMAs a math warpgroup issues at once (1 or 2; "
            "2 applies to two math warpgroups with block_n <= 128, where both "
            "fragments fit)">,
+    Option<"deferEpilogue", "defer-epilogue", "bool", "false",
+           "In-place kernels with one block per turn: each tile's epilogue "
+           "runs in the next tile with K blocks, right after that tile's "
+           "first WGMMAs are issued, so that it overlaps them (the last "
+           "tile's after the tile loop); c is prefetched at the tile's "
+           "start for tiles of at most 8 blocks">,
     Option<"overlapPromotion", "overlap-promotion", "bool", "false",
            "Promote each block while the next block's WGMMAs run, across "
            "loop iterations (one fragment in flight past the iteration's end; "
