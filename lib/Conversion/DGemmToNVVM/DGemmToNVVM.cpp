@@ -25,10 +25,6 @@ using namespace mlir::dgemm;
 namespace {
 
 constexpr StringLiteral kSmemSymbol = "dgemm_dynamic_smem";
-/// Tiles of at most this many K blocks have their c prefetched in an
-/// in-place kernel: the short tiles the reduction kernels are chosen for
-/// (heuristics::kRedEpilogueTileBlocks).
-constexpr int64_t kInPlacePrefetchMaxBlocks = 8;
 
 /// Byte offsets of the shared-memory carve-up; must match smemBytesFor() in
 /// runtime/heuristics (1024 bytes of slack are reserved there for alignment).
@@ -1208,31 +1204,25 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   // With red-epilogue-max-blocks = B > 0 only tiles of at most B blocks take
   // this path: on the H200 it made short tiles faster (their epilogue does not
   // wait for c any more) and long ones slower (bench/NOTES.md).
-  Value blocks = redEpilogueMaxBlocks > 0 ? tileBlocks(op) : Value();
-  if (redEpilogue && !tmaReduceEpilogue && redEpilogueMaxBlocks > 0 &&
-      !blocks) {
+  bool needsBlocks = redEpilogueMaxBlocks > 0 || inPlaceOnly;
+  Value blocks = needsBlocks ? tileBlocks(op) : Value();
+  if (redEpilogue && !tmaReduceEpilogue && needsBlocks && !blocks) {
     // Left unlowered, which fails the conversion.
-    op.emitOpError("the reduction epilogue's bound needs the tile's block "
-                   "count, but the sums do not come from a block loop of "
-                   "dgemm-lower-to-kernel");
+    op.emitOpError(inPlaceOnly ? "the in-place kernel"
+                               : "the reduction epilogue's bound")
+        << " needs the tile's block count, but the sums do not come from a "
+           "block loop of dgemm-lower-to-kernel";
     return;
   }
   if (redEpilogue && !tmaReduceEpilogue) {
     // In-place kernel: c is d (the runtime launches it for nothing else)
     // and every tile with K blocks reduces; there is no register path. A
     // tile without K blocks leaves d (= c) alone.
-    Value inPlace = inPlaceOnly ? Value() : inPlaceCond();
-    if (inPlaceOnly && !blocks)
-      blocks = tileBlocks(op);
-    if (inPlaceOnly && !blocks) {
-      op.emitOpError("the in-place kernel needs the tile's block count, but "
-                     "the sums do not come from a block loop of "
-                     "dgemm-lower-to-kernel");
-      return;
-    }
-    if (inPlaceOnly)
-      inPlace = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, blocks,
-                                        i32(b, loc, 0));
+    Value inPlace =
+        inPlaceOnly ? b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                              blocks, i32(b, loc, 0))
+                          .getResult()
+                    : inPlaceCond();
     // 1 <= blocks <= B (blocks - 1 wraps for 0): a tile without K blocks
     // (an empty group) keeps the register path, which leaves d = c exact
     // where a reduction of 0 would flush subnormal values.
@@ -1693,8 +1683,11 @@ struct ConvertDGemmToNVVMPass
                       : config.getClusterM() == 2    ? 2
                                                      : 4;
       int64_t cBlocks = inPlaceOnly ? 0 : int64_t(prefetchCBlocks);
+      // In-place kernels prefetch the c of the short tiles the reduction
+      // kernels are chosen for.
       int64_t cMaxBlocks =
-          inPlaceOnly ? kInPlacePrefetchMaxBlocks : int64_t(prefetchCMaxBlocks);
+          inPlaceOnly ? int64_t(::dgemm::heuristics::kRedEpilogueTileBlocks)
+                      : int64_t(prefetchCMaxBlocks);
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduceEpilogue, epilogueChunkCols,
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,

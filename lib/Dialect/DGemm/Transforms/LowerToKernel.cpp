@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h"
+#include "dgemm/Heuristics/KernelConfig.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -24,11 +25,6 @@ using namespace mlir;
 using namespace mlir::dgemm;
 
 namespace {
-
-/// With deferred epilogues, the c of tiles of at most this many K blocks is
-/// prefetched at the tile's start, as the in-place kernel does without them
-/// (convert-dgemm-to-nvvm).
-constexpr int64_t kDeferredPrefetchMaxBlocks = 8;
 
 /// Small arithmetic helpers on i32/i64 values.
 struct Emitter {
@@ -533,9 +529,11 @@ private:
     auto args = tiles.getRegionIterArgs();
     Value it = args[0];
     SmallVector<Value> pendingSums(args.drop_front(5));
-    Value shortTile = e.cmp(arith::CmpIPredicate::ult,
-                            e.sub(numKBlocks, e.i32(1)),
-                            e.i32(kDeferredPrefetchMaxBlocks));
+    // The c of short tiles is prefetched at the tile's start, as the
+    // in-place kernel does without deferral (convert-dgemm-to-nvvm).
+    Value shortTile = e.cmp(
+        arith::CmpIPredicate::ult, e.sub(numKBlocks, e.i32(1)),
+        e.i32(::dgemm::heuristics::kRedEpilogueTileBlocks));
     b.create<PrefetchCOp>(loc, g, mb, nb, shortTile);
     SmallVector<Type> types;
     for (Value v : args)
