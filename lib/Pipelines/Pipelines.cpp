@@ -53,6 +53,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.epilogueVectorWidth = options.epilogueVectorWidth;
   convert.mmaSetupBeforeTurn = options.mmaSetupBeforeTurn;
   convert.unscaledPromotion = options.unscaledPromotion;
+  convert.uniformWarpgroup = options.uniformWarpgroup;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -213,6 +213,18 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
         config = forced;
     }
   }
+  // DGEMM_STAGES: fewer pipeline stages than fit (2 up to the most that
+  // fit); any other value is ignored.
+  if (const char *env = std::getenv("DGEMM_STAGES")) {
+    char *end = nullptr;
+    long stages = std::strtol(env, &end, 10);
+    KernelConfig forced = config;
+    forced.stages = int(stages);
+    if (*env && end && *end == '\0' && stages >= 2 &&
+        stages <= heuristics::maxStages(config.blockM, config.blockN, target) &&
+        heuristics::checkConfig(forced, target).empty())
+      config = forced;
+  }
   if (const char *env = std::getenv("DGEMM_RED_MAX_BLOCKS"); env && inPlace) {
     char *end = nullptr;
     long blocks = std::strtol(env, &end, 10);

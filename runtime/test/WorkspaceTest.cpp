@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 using namespace dgemm::runtime;
@@ -154,6 +155,28 @@ TEST(WorkspaceTest, BlockNOverrideFromEnvironment) {
   ::setenv("DGEMM_BLOCK_N", "wide", 1);
   EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target), chosen);
   ::unsetenv("DGEMM_BLOCK_N");
+}
+
+TEST(WorkspaceTest, StagesOverrideFromEnvironment) {
+  const std::vector<int32_t> ks = {1024, 1024};
+  Target target;
+  ::unsetenv("DGEMM_STAGES");
+  KernelConfig chosen = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  ASSERT_GT(chosen.stages, 3);
+  ::setenv("DGEMM_STAGES", "3", 1);
+  KernelConfig forced = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  EXPECT_EQ(forced.stages, 3);
+  EXPECT_EQ(forced.blockN, chosen.blockN);
+  EXPECT_EQ(forced.clusterM, chosen.clusterM);
+  // More stages than fit, fewer than two, or not a number: ignored.
+  for (const char *bad : {"1", "0", "-4", "3x", ""}) {
+    ::setenv("DGEMM_STAGES", bad, 1);
+    EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target), chosen)
+        << bad;
+  }
+  ::setenv("DGEMM_STAGES", std::to_string(chosen.stages + 1).c_str(), 1);
+  EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target), chosen);
+  ::unsetenv("DGEMM_STAGES");
 }
 
 TEST(WorkspaceTest, ReductionEpilogueInPlaceOnly) {

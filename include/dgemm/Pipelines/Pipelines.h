@@ -105,6 +105,9 @@ struct DGemmPipelineOptions
   Option<int64_t> turnPassPending{
       *this, "turn-pass-pending",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
+  Option<bool> uniformWarpgroup{
+      *this, "uniform-warpgroup",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(true)};
   Option<bool> skipDescriptorDrain{
       *this, "unsafe-skip-descriptor-drain",
       llvm::cl::desc("TEST ONLY: omit descriptor drains (reproduces the "

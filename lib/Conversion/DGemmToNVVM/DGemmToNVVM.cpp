@@ -69,7 +69,7 @@ public:
                  int64_t redEpilogueMaxBlocks, int64_t redVectorWidth,
                  int64_t turnPassPending, bool unscaledPromotion,
                  bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth,
-                 bool inPlaceOnly)
+                 bool inPlaceOnly, bool uniformWarpgroup)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -80,7 +80,8 @@ public:
         turnPassPending(turnPassPending),
         unscaledPromotion(unscaledPromotion),
         mmaSetupBeforeTurn(mmaSetupBeforeTurn),
-        epilogueVectorWidth(epilogueVectorWidth), inPlaceOnly(inPlaceOnly) {}
+        epilogueVectorWidth(epilogueVectorWidth), inPlaceOnly(inPlaceOnly),
+        uniformWarpgroup(uniformWarpgroup) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -229,6 +230,9 @@ private:
   bool mmaSetupBeforeTurn;
   int64_t epilogueVectorWidth;
   bool inPlaceOnly;
+  bool uniformWarpgroup;
+  /// The math warpgroup index broadcast from lane 0 (uniform-warpgroup).
+  Value uniformWg;
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -489,6 +493,22 @@ void KernelLowering::lowerMma(MmaOp op) {
   // the stage's B tile, a whole number of 8-row swizzle atoms.
   int64_t n = 2 * cast<VectorType>(op.getAcc().getType()).getNumElements();
   Value wg = mathWarpgroup(b, loc, tid(b, loc));
+  // uniform-warpgroup: the index is taken from lane 0 with shfl.sync.idx,
+  // which ptxas knows to be warp-uniform, so A's descriptor (the only
+  // per-warpgroup part) is computed in uniform registers and the WGMMAs
+  // need no R2UR moves between them.
+  if (uniformWarpgroup) {
+    // Once, at the kernel's entry (every lane active there).
+    if (!uniformWg) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&func.getBody().front());
+      uniformWg = b.create<NVVM::ShflOp>(
+          loc, b.getI32Type(), i32(b, loc, -1),
+          mathWarpgroup(b, loc, tid(b, loc)), i32(b, loc, 0),
+          i32(b, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr());
+    }
+    wg = uniformWg;
+  }
   Value aOff = b.create<LLVM::MulOp>(loc, op.getStage(),
                                      i32(b, loc, layout.aBytes));
   aOff = b.create<LLVM::AddOp>(
@@ -1693,7 +1713,7 @@ struct ConvertDGemmToNVVMPass
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,
                                 width, turnPassPending, unscaledPromotion,
                                 mmaSetupBeforeTurn, epilogueVectorWidth,
-                                inPlaceOnly)
+                                inPlaceOnly, uniformWarpgroup)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

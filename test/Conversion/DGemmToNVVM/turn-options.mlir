@@ -1,4 +1,5 @@
-// Options that place the WGMMA descriptors, move the tensor-core turn's hand-over or time the kernel
+// Options that place the WGMMA descriptors (mma-setup-before-turn and
+// uniform-warpgroup are on by default), move the tensor-core turn's hand-over or time the kernel
 // without the promotion's cost. All are off by default and measured slower
 // (turn-pass-pending, wait-before-turn) or wrong by design
 // (unsafe-unscaled-promotion); bench/NOTES.md, section 8.
@@ -12,6 +13,8 @@
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-unscaled-promotion --canonicalize | FileCheck %s --check-prefix=UNSCALED
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SETUP
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=mma-setup-before-turn=false --canonicalize | FileCheck %s --check-prefix=ATMMA
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=UNIFORM
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=uniform-warpgroup=false --canonicalize | FileCheck %s --check-prefix=PERTHREAD
 
 dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
@@ -97,3 +100,19 @@ dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // ATMMA: llvm.or {{.+}} : i64
 // ATMMA: llvm.or {{.+}} : i64
 // ATMMA: nvvm.wgmma.fence.aligned
+
+// uniform-warpgroup (default): the math warpgroup index is broadcast from
+// lane 0 once, in the kernel's entry block before any role branches, and A's
+// WGMMA descriptor is built from the broadcast value (the per-thread index
+// is still used for the fragment's rows).
+// UNIFORM: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2(
+// UNIFORM-NOT: scf.if
+// UNIFORM: %[[TID:.+]] = nvvm.read.ptx.sreg.tid.x : i32
+// UNIFORM-NEXT: %[[Q:.+]] = arith.divui %[[TID]], %{{.+}} : i32
+// UNIFORM-NEXT: %[[WG:.+]] = arith.subi %[[Q]], %{{.+}} : i32
+// UNIFORM-NEXT: %[[UWG:.+]] = nvvm.shfl.sync  idx %{{.+}}, %[[WG]], %{{.+}}, %{{.+}} : i32 -> i32
+// UNIFORM: llvm.mul %[[UWG]], %{{.+}} : i32
+// UNIFORM: nvvm.wgmma.fence.aligned
+// UNIFORM-COUNT-4: nvvm.wgmma.mma_async
+// UNIFORM-NOT: nvvm.shfl.sync  idx
+// PERTHREAD-NOT: nvvm.shfl.sync  idx

@@ -225,7 +225,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "warpgroup hands the tensor-core turn over: each block's last N "
            "WGMMAs form a commit group of their own, the turn passes once "
            "the first ones completed and the promotion waits for the rest "
-           "(0: the turn passes when the block completed)">
+           "(0: the turn passes when the block completed)">,
+    Option<"uniformWarpgroup", "uniform-warpgroup", "bool", "true",
+           "Broadcast the math warpgroup index from lane 0 (shfl.sync.idx) "
+           "before building the WGMMA operand descriptors, so that ptxas "
+           "keeps them in uniform registers">
   ];
 }
 
