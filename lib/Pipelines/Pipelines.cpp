@@ -28,6 +28,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.blocksPerTurn = options.blocksPerTurn;
   lower.overlapPromotion = options.overlapPromotion;
   lower.deferEpilogue = options.deferEpilogue;
+  lower.reloadSfaAfterTurn = options.reloadSfaAfterTurn;
   lower.scalePrefixCols = options.scalePrefixCols;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;

@@ -58,6 +58,9 @@ struct DGemmPipelineOptions
   Option<bool> deferEpilogue{
       *this, "defer-epilogue",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
+  Option<bool> reloadSfaAfterTurn{
+      *this, "reload-sfa-after-turn",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
   Option<bool> overlapPromotion{
       *this, "overlap-promotion",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};

@@ -17,6 +17,7 @@
 // RUN: not dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync=unsafe-skip-proxy-fence --dgemm-verify-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=OVUNFENCED
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=overlap-promotion scale-register-budget=226" --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=OVHELD
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=scale-prefix-cols=64 --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=PREFIX
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=reload-sfa-after-turn --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=RELOAD
 
 // NO-FENCE-NOT: dgemm.proxy.fence
 
@@ -261,3 +262,20 @@ dgemm.gemm @wide k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // PREFIX-NEXT: dgemm.proxy.fence
 // PREFIX-NEXT: dgemm.arrive empty(%[[S]])
 
+// reload-sfa-after-turn: a block whose scales are held (the 128-wide tile's
+// odd block) reads its two sfa values again after the turn's hand-over and
+// promotes with them; the stage's release moves after that read.
+// RELOAD-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2
+// RELOAD: %[[SC:[^ ]+]] = dgemm.load_scales stage(%[[S:[^ ]+]]) : vector<34xf32>
+// RELOAD-NEXT: dgemm.turn wait
+// RELOAD-NEXT: %[[F:[^ ]+]] = dgemm.mma stage(%[[S]]) : vector<64xf32>
+// RELOAD-NEXT: dgemm.mma.wait
+// RELOAD-NEXT: dgemm.turn pass(%[[F]] : vector<64xf32>)
+// RELOAD-NEXT: %[[SFA:[^ ]+]] = dgemm.load_scales stage(%[[S]]) : vector<4xf32>
+// RELOAD-NEXT: dgemm.proxy.fence
+// RELOAD-NEXT: dgemm.arrive empty(%[[S]])
+// RELOAD: llvm.extractelement %[[SFA]]
+// RELOAD: %[[V1:[^ ]+]] = llvm.insertelement %{{[^ ]+}}, %[[SC]]
+// RELOAD: llvm.extractelement %[[SFA]]
+// RELOAD: %[[V2:[^ ]+]] = llvm.insertelement %{{[^ ]+}}, %[[V1]]
+// RELOAD: dgemm.promote %[[F]] into %{{[^ ]+}} scales(%[[V2]] : vector<34xf32>) : vector<64xf32>

@@ -129,7 +129,7 @@ public:
                 bool alternateWarpgroups, bool passAfterIssue,
                 bool prefetchNextC, int64_t rasterBandM, int64_t blocksPerTurn,
                 bool overlapPromotion, int64_t scalePrefixCols,
-                bool deferEpilogue)
+                bool deferEpilogue, bool reloadSfaAfterTurn)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
@@ -137,7 +137,7 @@ public:
         passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
         rasterBandM(rasterBandM), blocksPerTurn(blocksPerTurn),
         overlapPromotion(overlapPromotion), scalePrefixCols(scalePrefixCols),
-        deferEpilogue(deferEpilogue) {}
+        deferEpilogue(deferEpilogue), reloadSfaAfterTurn(reloadSfaAfterTurn) {}
 
   /// Whether a second WGMMA fragment fits the registers next to the first
   /// and the FP32 sum (3 x block_n / 2 values per thread at most 192).
@@ -457,6 +457,22 @@ private:
       if (alternate)
         b.create<TurnOp>(loc, TurnAction::pass,
                          passAfterIssue ? ValueRange{} : ValueRange(accs[0]));
+      // reload-sfa-after-turn: a slice whose scales are all held takes its
+      // two sfa values from a read of the stage after the hand-over.
+      if (alternate && reloadSfaAfterTurn && per == 1)
+        for (auto [i, w] : llvm::enumerate(widths)) {
+          if (!held[i] || !scales[i])
+            continue;
+          Value fresh = b.create<LoadScalesOp>(
+              loc, VectorType::get({4}, b.getF32Type()), stages[0],
+              offsets[i]);
+          for (int64_t k = 0; k < 2; ++k) {
+            Value idx = b.create<LLVM::ConstantOp>(loc, b.getI32Type(), k);
+            Value v = b.create<LLVM::ExtractElementOp>(loc, fresh, idx);
+            scales[i] =
+                b.create<LLVM::InsertElementOp>(loc, scales[i], v, idx);
+          }
+        }
       Value next = e.add(kit, e.i32(per));
       for (int64_t j = 0; j < per; ++j)
         for (auto [i, acc] : llvm::enumerate(accs[j]))
@@ -681,6 +697,7 @@ private:
   bool overlapPromotion;
   int64_t scalePrefixCols;
   bool deferEpilogue;
+  bool reloadSfaAfterTurn;
 };
 
 struct LowerToKernelPass
@@ -731,7 +748,8 @@ struct LowerToKernelPass
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
                       scalesBeforeMma, alternateWarpgroups, passAfterIssue,
                       prefetchNextC, rasterBandM, blocksPerTurn,
-                      overlapPromotion, scalePrefixCols, deferEpilogue)
+                      overlapPromotion, scalePrefixCols, deferEpilogue,
+                      reloadSfaAfterTurn)
             .build();
         ++numKernels;
       }

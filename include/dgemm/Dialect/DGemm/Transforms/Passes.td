@@ -88,6 +88,13 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
            "first WGMMAs are issued, so that it overlaps them (the last "
            "tile's after the tile loop); c is prefetched at the tile's "
            "start for tiles of at most 8 blocks">,
+    Option<"reloadSfaAfterTurn", "reload-sfa-after-turn", "bool", "false",
+           "With the scales held in registers and tensor-core turns: read "
+           "the block's two sfa values again from the stage right after "
+           "the turn is handed over, and promote with those. The promotion "
+           "then depends on a shared-memory load that ptxas keeps after the "
+           "hand-over's bar.arrive; without one, ptxas moves the bar.arrive "
+           "below the register-only promotion">,
     Option<"overlapPromotion", "overlap-promotion", "bool", "false",
            "Promote each block while the next block's WGMMAs run, across "
            "loop iterations (one fragment in flight past the iteration's end; "
