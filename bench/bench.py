@@ -303,6 +303,14 @@ class ConfigOracle:
                     and e[len(prefix):-len(suffix)].isdigit()]
             if len(hits) == 1:
                 name = hits[0]
+        stages = os.environ.get("DGEMM_STAGES", "")
+        if stages.isdigit():
+            # The runtime's DGEMM_STAGES override: fewer stages than the most that fit (the
+            # width's entry above), at least 2; anything else is ignored.
+            head, sep, tail = name.rpartition("_s")
+            most = tail.split("_", 1)[0]
+            if sep and most.isdigit() and 2 <= int(stages) <= int(most):
+                name = f"{head}_s{int(stages)}{tail[len(most):]}"
         if self.index is not None and name not in self.index:
             name += " (NOT in bundle index)"
         return name

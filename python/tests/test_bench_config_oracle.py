@@ -1,9 +1,10 @@
 """bench/bench.py names the kernel the runtime will launch by calling the heuristics through
 ctypes, with Python mirrors of the C++ structs. Checked against the built runtime library
-(host code only: no GPU, no torch)."""
+(host code only: no GPU, no torch). Also its command-line check of the flush size."""
 
 import ctypes
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def oracle():
 
 def test_register_and_reduction_kernels(oracle, monkeypatch):
     for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
-                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N"):
+                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_STAGES"):
         monkeypatch.delenv(var, raising=False)
     # The seed shape: the reduction epilogue only in place.
     assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
@@ -51,3 +52,28 @@ def test_register_and_reduction_kernels(oracle, monkeypatch):
     monkeypatch.setenv("DGEMM_IN_PLACE_ONLY", "0")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s5_r2")
+
+
+def test_stages_override(oracle, monkeypatch):
+    for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
+                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N"):
+        monkeypatch.delenv(var, raising=False)
+    # Fewer stages than fit (at least 2) replace the count; anything else is ignored,
+    # as the runtime's DGEMM_STAGES does.
+    monkeypatch.setenv("DGEMM_STAGES", "3")
+    assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
+            == PREFIX + "bm128_bn192_s3_r2_ip")
+    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s3_r2_red8"
+    for ignored in ("1", "6", "x3", ""):
+        monkeypatch.setenv("DGEMM_STAGES", ignored)
+        assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
+                == PREFIX + "bm128_bn192_s5_r2_ip"), ignored
+
+
+def test_flush_size_is_checked():
+    # A flush smaller than the L2 would leave operands cached between timed runs.
+    script = Path(__file__).resolve().parents[2] / "bench" / "bench.py"
+    run = subprocess.run([sys.executable, str(script), "--flush-mb", "32"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "--flush-mb must be at least 64" in run.stderr
