@@ -13,9 +13,9 @@ What it does, per shape (the issue's six k-grouped shapes and the bug report's s
 2. One correctness call (d poisoned with NaN first), compared with
    ``dgemm.k_grouped_reference`` (float64) through ``dgemm.calc_diff``; it must be < 1e-3.
 3. Timing with CUDA events: warm-up calls, then per timed run an L2 flush (a 256 MB buffer
-   ``.zero_()``; ``--flush-mb`` sets its size), a short ``torch.cuda._sleep`` so the host enqueues the call before the GPU
-   reaches the start event (the Python entry point's host overhead is then not timed), start
-   event, the call, end event. The median is reported.
+   ``.zero_()``; ``--flush-mb`` sets its size), a short ``torch.cuda._sleep`` so the host
+   enqueues the call before the GPU reaches the start event (the Python entry point's host
+   overhead is then not timed), start event, the call, end event. The median is reported.
 4. After timing, d and the results of 8 more calls must equal the first result bit for bit (the
    kernel has no split-K, so it is deterministic; a difference means a race such as the one the
    bug report was about).

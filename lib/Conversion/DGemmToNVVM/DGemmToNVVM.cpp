@@ -492,23 +492,21 @@ void KernelLowering::lowerMma(MmaOp op) {
   // The slice's width; its B rows start col_offset rows (of 128 bytes) into
   // the stage's B tile, a whole number of 8-row swizzle atoms.
   int64_t n = 2 * cast<VectorType>(op.getAcc().getType()).getNumElements();
-  Value wg = mathWarpgroup(b, loc, tid(b, loc));
   // uniform-warpgroup: the index is taken from lane 0 with shfl.sync.idx,
   // which ptxas knows to be warp-uniform, so A's descriptor (the only
   // per-warpgroup part) is computed in uniform registers and the WGMMAs
-  // need no R2UR moves between them.
-  if (uniformWarpgroup) {
-    // Once, at the kernel's entry (every lane active there).
-    if (!uniformWg) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&func.getBody().front());
-      uniformWg = b.create<NVVM::ShflOp>(
-          loc, b.getI32Type(), i32(b, loc, -1),
-          mathWarpgroup(b, loc, tid(b, loc)), i32(b, loc, 0),
-          i32(b, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr());
-    }
-    wg = uniformWg;
+  // need no R2UR moves between them. It is broadcast once, at the kernel's
+  // entry, where every lane of every warp is active.
+  if (uniformWarpgroup && !uniformWg) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&func.getBody().front());
+    uniformWg = b.create<NVVM::ShflOp>(
+        loc, b.getI32Type(), i32(b, loc, -1),
+        mathWarpgroup(b, loc, tid(b, loc)), i32(b, loc, 0), i32(b, loc, 0x1f),
+        NVVM::ShflKind::idx, UnitAttr());
   }
+  Value wg =
+      uniformWarpgroup ? uniformWg : mathWarpgroup(b, loc, tid(b, loc));
   Value aOff = b.create<LLVM::MulOp>(loc, op.getStage(),
                                      i32(b, loc, layout.aBytes));
   aOff = b.create<LLVM::AddOp>(

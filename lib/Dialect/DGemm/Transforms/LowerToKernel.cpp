@@ -460,7 +460,7 @@ private:
       // reload-sfa-after-turn: a slice whose scales are all held takes its
       // two sfa values from a read of the stage after the hand-over.
       if (alternate && reloadSfaAfterTurn && per == 1)
-        for (auto [i, w] : llvm::enumerate(widths)) {
+        for (size_t i = 0; i < widths.size(); ++i) {
           if (!held[i] || !scales[i])
             continue;
           Value fresh = b.create<LoadScalesOp>(
