@@ -380,7 +380,7 @@ void KernelLowering::lowerDescUpdate(DescUpdateOp op) {
   Value slot = slotAddress(b, loc, op.getOperand(), op.getSlot());
   // Start from the host-encoded template (a kernel parameter) ...
   Value tmpl = arg(isA ? KernelOp::TmapA : KernelOp::TmapB);
-  for (int64_t i = 0; i < 16; ++i) {
+  for (int32_t i = 0; i < 16; ++i) {
     Value src = b.create<LLVM::GEPOp>(loc, genericPtr(), b.getI64Type(), tmpl,
                                       ArrayRef<LLVM::GEPArg>{i});
     Value v = b.create<LLVM::LoadOp>(loc, b.getI64Type(), src, /*align=*/8);
