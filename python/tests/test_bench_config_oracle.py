@@ -28,10 +28,17 @@ def oracle():
     return bench.ConfigOracle(lib, 132, 232448, None)
 
 
-def test_register_and_reduction_kernels(oracle, monkeypatch):
+@pytest.fixture
+def no_overrides(monkeypatch):
+    """No runtime override set: the heuristics' own choice."""
     for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
                 "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_STAGES"):
         monkeypatch.delenv(var, raising=False)
+    return monkeypatch
+
+
+def test_register_and_reduction_kernels(oracle, no_overrides):
+    monkeypatch = no_overrides
     # The seed shape: the reduction epilogue only in place.
     assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
     assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_red8"
@@ -54,10 +61,8 @@ def test_register_and_reduction_kernels(oracle, monkeypatch):
             == PREFIX + "bm128_bn192_s5_r2")
 
 
-def test_stages_override(oracle, monkeypatch):
-    for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
-                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N"):
-        monkeypatch.delenv(var, raising=False)
+def test_stages_override(oracle, no_overrides):
+    monkeypatch = no_overrides
     # Fewer stages than fit (at least 2) replace the count; anything else is ignored,
     # as the runtime's DGEMM_STAGES does.
     monkeypatch.setenv("DGEMM_STAGES", "3")

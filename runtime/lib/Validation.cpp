@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 using namespace dgemm::runtime;
 using dgemm::heuristics::KernelConfig;
@@ -23,6 +24,19 @@ constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
 // cuTensorMapEncodeTiled: every globalDim must be <= 2^32.
 constexpr int64_t kMaxTensorMapDim = int64_t(1) << 32;
 constexpr int64_t kBlockK = 128;
+
+/// The decimal integer that environment variable `name` holds as a whole, if
+/// it is set to one (experiment overrides ignore anything else).
+std::optional<long> envInteger(const char *name) {
+  const char *env = std::getenv(name);
+  if (!env || !*env)
+    return std::nullopt;
+  char *end = nullptr;
+  long value = std::strtol(env, &end, 10);
+  if (*end != '\0')
+    return std::nullopt;
+  return value;
+}
 
 Status invalid(const std::string &message) {
   return Status::error(ErrorCode::InvalidArgument, message);
@@ -215,24 +229,20 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
   }
   // DGEMM_STAGES: fewer pipeline stages than fit (2 up to the most that
   // fit); any other value is ignored.
-  if (const char *env = std::getenv("DGEMM_STAGES")) {
-    char *end = nullptr;
-    long stages = std::strtol(env, &end, 10);
+  if (std::optional<long> stages = envInteger("DGEMM_STAGES");
+      stages && *stages >= 2 &&
+      *stages <= heuristics::maxStages(config.blockM, config.blockN, target)) {
     KernelConfig forced = config;
-    forced.stages = int(stages);
-    if (*env && end && *end == '\0' && stages >= 2 &&
-        stages <= heuristics::maxStages(config.blockM, config.blockN, target) &&
-        heuristics::checkConfig(forced, target).empty())
+    forced.stages = int(*stages);
+    if (heuristics::checkConfig(forced, target).empty())
       config = forced;
   }
-  if (const char *env = std::getenv("DGEMM_RED_MAX_BLOCKS"); env && inPlace) {
-    char *end = nullptr;
-    long blocks = std::strtol(env, &end, 10);
+  if (std::optional<long> blocks = envInteger("DGEMM_RED_MAX_BLOCKS");
+      blocks && inPlace && *blocks >= 0 && *blocks <= (1 << 20)) {
     KernelConfig forced = config;
-    forced.redMaxBlocks = int(blocks);
+    forced.redMaxBlocks = int(*blocks);
     forced.inPlaceOnly = 0;
-    if (*env && end && *end == '\0' && blocks >= 0 && blocks <= (1 << 20) &&
-        heuristics::checkConfig(forced, target).empty())
+    if (heuristics::checkConfig(forced, target).empty())
       config = forced;
   }
   if (const char *env = std::getenv("DGEMM_IN_PLACE_ONLY"); env && inPlace) {
