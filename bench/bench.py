@@ -280,7 +280,7 @@ class ConfigOracle:
             c.inPlaceOnly = int(only)
             if c.inPlaceOnly:
                 c.redMaxBlocks = 0
-        plausible = (c.blockM in (64, 128) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
+        plausible = (c.blockM in (64, 128, 192) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
                      and c.blockN % 8 == 0 and 1 <= c.stages <= 64 and 1 <= c.descSlots <= 64
                      and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8
                      and 0 <= c.redMaxBlocks <= 1 << 20 and c.inPlaceOnly in (0, 1))
@@ -301,6 +301,21 @@ class ConfigOracle:
             prefix = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{forced}_s"
             hits = [e for e in self.index if e.startswith(prefix) and e.endswith(suffix)
                     and e[len(prefix):-len(suffix)].isdigit()]
+            if len(hits) == 1:
+                name = hits[0]
+        rows = os.environ.get("DGEMM_BLOCK_M", "")
+        if rows in ("64", "128", "192") and self.index is not None:
+            # The runtime's DGEMM_BLOCK_M override: that height at the width chosen so
+            # far, the most stages that fit, no CTA pairs with 192 rows or an odd m-block
+            # count; ignored when the bundle has no such kernel (the runtime's check).
+            width = name.split("_bn", 1)[1].split("_", 1)[0]
+            tail = suffix
+            m_blocks = -(-m // int(rows))
+            if c.clusterM == 2 and (rows == "192" or m_blocks % 2):
+                tail = tail.replace("_c2x1", "")
+            prefix = f"dgemm_kgrouped_fp8_1d1d_bm{rows}_bn{width}_s"
+            hits = [e for e in self.index if e.startswith(prefix) and e.endswith(tail)
+                    and e[len(prefix):-len(tail)].isdigit()]
             if len(hits) == 1:
                 name = hits[0]
         stages = os.environ.get("DGEMM_STAGES", "")

@@ -54,6 +54,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.epilogueVectorWidth = options.epilogueVectorWidth;
   convert.mmaSetupBeforeTurn = options.mmaSetupBeforeTurn;
   convert.unscaledPromotion = options.unscaledPromotion;
+  convert.sfbStride = options.sfbStride;
   convert.uniformWarpgroup = options.uniformWarpgroup;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());

@@ -18,21 +18,26 @@ PREFIX = "dgemm_kgrouped_fp8_1d1d_"
 
 
 @pytest.fixture
-def oracle():
+def runtime_lib():
     path = os.environ.get("DGEMM_RUNTIME_LIB", "")
     if not os.path.isfile(path):
         pytest.skip("DGEMM_RUNTIME_LIB names no built runtime library")
     lib = ctypes.CDLL(path)
     if not hasattr(lib, bench._SELECT_SYMBOL):
         pytest.skip(f"{path} exports no heuristics (a stub?)")
-    return bench.ConfigOracle(lib, 132, 232448, None)
+    return lib
+
+
+@pytest.fixture
+def oracle(runtime_lib):
+    return bench.ConfigOracle(runtime_lib, 132, 232448, None)
 
 
 @pytest.fixture
 def no_overrides(monkeypatch):
     """No runtime override set: the heuristics' own choice."""
     for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
-                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_STAGES"):
+                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_BLOCK_M", "DGEMM_STAGES"):
         monkeypatch.delenv(var, raising=False)
     return monkeypatch
 
@@ -73,6 +78,30 @@ def test_stages_override(oracle, no_overrides):
         monkeypatch.setenv("DGEMM_STAGES", ignored)
         assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
                 == PREFIX + "bm128_bn192_s5_r2_ip"), ignored
+
+
+def test_block_m_override(runtime_lib, no_overrides):
+    monkeypatch = no_overrides
+    index = ["dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_ip",
+             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_ip",
+             "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2_ip",
+             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1",
+             "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2"]
+    oracle = bench.ConfigOracle(runtime_lib, 132, 232448, index)
+    long_ks = [8192] * 4
+    # 192 rows at the chosen 192 columns do not exist: ignored, as by the runtime.
+    monkeypatch.setenv("DGEMM_BLOCK_M", "192")
+    assert (oracle.entry(4096, 7168, long_ks, in_place=True)
+            == PREFIX + "bm128_bn192_s5_r2_ip")
+    # With 128 columns forced too: the three-warpgroup kernel, never paired.
+    monkeypatch.setenv("DGEMM_BLOCK_N", "128")
+    assert (oracle.entry(4096, 7168, long_ks, in_place=True)
+            == PREFIX + "bm192_bn128_s5_r2_ip")
+    assert oracle.entry(4096, 7168, long_ks) == PREFIX + "bm192_bn128_s5_r2"
+    for ignored in ("96", "tall", ""):
+        monkeypatch.setenv("DGEMM_BLOCK_M", ignored)
+        assert (oracle.entry(4096, 7168, long_ks, in_place=True)
+                == PREFIX + "bm128_bn128_s6_r2_ip"), ignored
 
 
 def test_flush_size_is_checked():

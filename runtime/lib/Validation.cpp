@@ -227,6 +227,24 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
         config = forced;
     }
   }
+  // DGEMM_BLOCK_M: a tile height to use instead (64, 128 or 192 rows, one
+  // math warpgroup per 64), with the most stages that fit; a height the
+  // heuristics would not accept with the chosen width is ignored.
+  if (std::optional<long> rows = envInteger("DGEMM_BLOCK_M");
+      rows && (*rows == 64 || *rows == 128 || *rows == 192)) {
+    KernelConfig forced = config;
+    forced.blockM = int(*rows);
+    forced.mathWarpgroups = forced.blockM / 64;
+    forced.stages = heuristics::maxStages(forced.blockM, forced.blockN, target);
+    // Multicast pairs need an even m-block count, and none are built with
+    // three math warpgroups.
+    if (forced.clusterM == 2 &&
+        (forced.blockM == 192 ||
+         (m + forced.blockM - 1) / forced.blockM % 2 != 0))
+      forced.clusterM = 1;
+    if (heuristics::checkConfig(forced, target).empty())
+      config = forced;
+  }
   // DGEMM_STAGES: fewer pipeline stages than fit (2 up to the most that
   // fit); any other value is ignored.
   if (std::optional<long> stages = envInteger("DGEMM_STAGES");

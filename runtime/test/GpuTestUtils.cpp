@@ -190,6 +190,7 @@ std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
   // The configuration the runtime will launch (DGEMM_DESC_SLOTS included).
   heuristics::KernelConfig config = runtime::chooseKGroupedConfig(
       m, n, int(ks.size()), ks.data(), target, inPlace);
+  preparedConfig_ = config;
 
   if (bundle == Bundle::Real) {
     // Skip before generating operands when the kernel is not there (the

@@ -10,6 +10,7 @@
 #ifndef DGEMM_RUNTIME_TEST_GPUTESTUTILS_H
 #define DGEMM_RUNTIME_TEST_GPUTESTUTILS_H
 
+#include "dgemm/Heuristics/KernelConfig.h"
 #include "dgemm/Runtime/Driver.h"
 #include "dgemm/Runtime/KGroupedGemm.h"
 
@@ -109,6 +110,8 @@ protected:
   std::string prepareBundle(Bundle bundle, int64_t m, int64_t n,
                             const std::vector<int32_t> &ks, bool inPlace);
 
+  /// The configuration the last prepareBundle expects the runtime to launch.
+  heuristics::KernelConfig preparedConfig_;
   CUstream stream_ = nullptr;
   CUcontext context_ = nullptr;
   int smCount_ = 0;

@@ -46,6 +46,8 @@ struct GemmCase {
   int redMaxBlocks = -1;
   /// DGEMM_IN_PLACE_ONLY for this case (-1: the heuristics' choice).
   int inPlaceOnly = -1;
+  /// DGEMM_BLOCK_M for this case (0: the heuristics' choice).
+  int blockM = 0;
 };
 
 /// Sets an environment variable for one test when `value` >= `minValue` and
@@ -122,6 +124,15 @@ std::vector<GemmCase> gemmCases() {
       // block_n 144: an odd chunk count, so consecutive tiles start on the
       // buffer the previous tile ended on.
       {"OddChunkCountInPlace", 1024, 1440, {256, 384, 128}, true, 144},
+      // Three math warpgroups (block_m 192, forced): the register epilogue
+      // with a 64-row last m-block, the reduction kernel on the seed's
+      // shapes, and the in-place kernel on ragged edges.
+      {"ThreeWarpgroupsSeparateC", 448, 1024, {1024, 0, 384}, false, 128, -1,
+       -1, 192},
+      {"ThreeWarpgroupsSeedShapes", 2048, 2048, {256, 128, 128, 256}, true,
+       128, -1, -1, 192},
+      {"ThreeWarpgroupsRaggedInPlaceKernel", 388, 260, {128, 256, 0, 1280},
+       true, 96, -1, 1, 192},
   };
 }
 
@@ -132,9 +143,13 @@ class KGroupedGemmTest
 TEST_P(KGroupedGemmTest, MatchesReference) {
   const auto &[bundle, kase] = GetParam();
   EnvOverride blockN("DGEMM_BLOCK_N", kase.blockN, 1);
+  EnvOverride blockM("DGEMM_BLOCK_M", kase.blockM, 1);
   EnvOverride redMaxBlocks("DGEMM_RED_MAX_BLOCKS", kase.redMaxBlocks, 0);
   EnvOverride inPlaceOnly("DGEMM_IN_PLACE_ONLY", kase.inPlaceOnly, 0);
   DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks, kase.inPlace);
+  if (kase.blockM > 0)
+    ASSERT_EQ(preparedConfig_.blockM, kase.blockM)
+        << "DGEMM_BLOCK_M was not applied: " << preparedConfig_.entryName();
   const uint64_t seed = testSeed();
   HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);
   DeviceProblem dev;

@@ -157,6 +157,42 @@ TEST(WorkspaceTest, BlockNOverrideFromEnvironment) {
   ::unsetenv("DGEMM_BLOCK_N");
 }
 
+TEST(WorkspaceTest, BlockMOverrideFromEnvironment) {
+  const std::vector<int32_t> ks = {1024, 1024};
+  Target target;
+  ::unsetenv("DGEMM_BLOCK_M");
+  ::unsetenv("DGEMM_BLOCK_N");
+  KernelConfig chosen = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  ASSERT_EQ(chosen.blockM, 128);
+  ASSERT_GT(chosen.blockN, 128);
+  // 192 rows need at most 128 columns: alone it is ignored here.
+  ::setenv("DGEMM_BLOCK_M", "192", 1);
+  EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target), chosen);
+  // With the width forced too: three math warpgroups, no multicast pairs,
+  // the most stages that fit.
+  ::setenv("DGEMM_BLOCK_N", "128", 1);
+  KernelConfig forced = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  EXPECT_EQ(forced.blockM, 192);
+  EXPECT_EQ(forced.blockN, 128);
+  EXPECT_EQ(forced.mathWarpgroups, 3);
+  EXPECT_EQ(forced.clusterM, 1);
+  EXPECT_EQ(forced.stages, dgemm::heuristics::maxStages(192, 128, target));
+  EXPECT_TRUE(dgemm::heuristics::checkConfig(forced, target).empty());
+  // 64 rows: one math warpgroup.
+  ::setenv("DGEMM_BLOCK_M", "64", 1);
+  forced = chooseKGroupedConfig(4096, 7168, 2, ks.data(), target);
+  EXPECT_EQ(forced.blockM, 64);
+  EXPECT_EQ(forced.mathWarpgroups, 1);
+  // Other heights, or not a number: ignored.
+  ::unsetenv("DGEMM_BLOCK_N");
+  for (const char *bad : {"96", "256", "0", "tall", ""}) {
+    ::setenv("DGEMM_BLOCK_M", bad, 1);
+    EXPECT_EQ(chooseKGroupedConfig(4096, 7168, 2, ks.data(), target), chosen)
+        << bad;
+  }
+  ::unsetenv("DGEMM_BLOCK_M");
+}
+
 TEST(WorkspaceTest, StagesOverrideFromEnvironment) {
   const std::vector<int32_t> ks = {1024, 1024};
   Target target;

@@ -99,6 +99,9 @@ struct DGemmPipelineOptions
   Option<bool> unscaledPromotion{
       *this, "unsafe-unscaled-promotion",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
+  Option<int64_t> sfbStride{
+      *this, "unsafe-sfb-stride",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(1)};
   Option<bool> mmaSetupBeforeTurn{
       *this, "mma-setup-before-turn",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(true)};

@@ -69,7 +69,7 @@ public:
                  int64_t redEpilogueMaxBlocks, int64_t redVectorWidth,
                  int64_t turnPassPending, bool unscaledPromotion,
                  bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth,
-                 bool inPlaceOnly, bool uniformWarpgroup)
+                 bool inPlaceOnly, bool uniformWarpgroup, int64_t sfbStride)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -81,7 +81,7 @@ public:
         unscaledPromotion(unscaledPromotion),
         mmaSetupBeforeTurn(mmaSetupBeforeTurn),
         epilogueVectorWidth(epilogueVectorWidth), inPlaceOnly(inPlaceOnly),
-        uniformWarpgroup(uniformWarpgroup) {}
+        uniformWarpgroup(uniformWarpgroup), sfbStride(sfbStride) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -231,6 +231,7 @@ private:
   int64_t epilogueVectorWidth;
   bool inPlaceOnly;
   bool uniformWarpgroup;
+  int64_t sfbStride;
   /// The math warpgroup index broadcast from lane 0 (uniform-warpgroup).
   Value uniformWg;
   /// Math-role releases: one arrive per warp (else per thread), following
@@ -624,30 +625,44 @@ void KernelLowering::lowerMmaWait(MmaWaitOp op) {
   op.erase();
 }
 
-/// Named barrier 1 is warpgroup 0's turn, 2 is warpgroup 1's; each phase
-/// completes with the 128 threads of the waiting warpgroup (bar.sync) and the
-/// 128 of the passing one (bar.arrive). Barrier 0 is the CTA-wide one.
+/// Named barrier 1 + w is math warpgroup w's turn; the turn goes round the
+/// W math warpgroups in order. Each phase completes with the 128 threads of
+/// the waiting warpgroup (bar.sync) and the 128 of the passing one
+/// (bar.arrive). Barrier 0 is the CTA-wide one; the reduction epilogue uses
+/// 1 + W + w.
 void KernelLowering::lowerTurn(TurnOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  int64_t warpgroups = config.getMathWarpgroups();
   Value wg = mathWarpgroup(b, loc, tid(b, loc));
-  Value one = i32(b, loc, 1), two = i32(b, loc, 2);
+  Value one = i32(b, loc, 1);
   switch (op.getAction()) {
-  case TurnAction::start: // warpgroup 1 gives warpgroup 0 the first turn
+  case TurnAction::start: // the last warpgroup gives warpgroup 0 the first turn
     inlinePtx(b, loc,
-              "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 1;\n\t"
-              "@p bar.arrive 1, 256;\n\t}",
+              "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, " +
+                  std::to_string(warpgroups - 1) +
+                  ";\n\t@p bar.arrive 1, 256;\n\t}",
               "r,~{memory}", ValueRange{wg});
     break;
   case TurnAction::wait: // bar.sync (1 + wg)
     inlinePtx(b, loc, "bar.sync $0, 256;", "r,~{memory}",
               ValueRange{b.create<LLVM::AddOp>(loc, wg, one)});
     break;
-  case TurnAction::pass: // bar.arrive (2 - wg): the other warpgroup's turn
-    inlinePtx(b, loc, "bar.arrive $0, 256;", "r,~{memory}",
-              ValueRange{b.create<LLVM::SubOp>(loc, two, wg)});
+  case TurnAction::pass: { // bar.arrive (1 + (wg + 1) % W): the next one's turn
+    Value next;
+    if (warpgroups == 2) {
+      next = b.create<LLVM::SubOp>(loc, i32(b, loc, 2), wg);
+    } else {
+      Value last = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, wg,
+                                          i32(b, loc, warpgroups - 1));
+      next = b.create<LLVM::SelectOp>(loc, last, one,
+                                      b.create<LLVM::AddOp>(loc, wg,
+                                                            i32(b, loc, 2)));
+    }
+    inlinePtx(b, loc, "bar.arrive $0, 256;", "r,~{memory}", ValueRange{next});
     break;
-  case TurnAction::finish: // warpgroup 0 takes warpgroup 1's last pass
+  }
+  case TurnAction::finish: // warpgroup 0 takes the last warpgroup's last pass
     inlinePtx(b, loc,
               "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, 0;\n\t"
               "@p bar.sync 1, 256;\n\t}",
@@ -780,7 +795,7 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   std::optional<StageScales> st;
   if (op.getStage())
     st = stageScales(b, loc, op.getStage());
-  Value pair;
+  Value pair, sa0, sa1;
   // Index idx of the slice's scales: 2 sfa, then sfb pairs of its 8-column
   // groups (j0, j0 + 1, ...).
   auto scaleAt = [&](int64_t idx) -> Value {
@@ -789,7 +804,9 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     if (idx < 2)
       return st->sfaOf(b, loc, idx);
     int64_t j = (idx - 2) / 2, c = (idx - 2) % 2;
-    if (c == 0)
+    if (sfbStride == 0)
+      return c == 0 ? sa0 : sa1;
+    if (c == 0 && j % sfbStride == 0)
       pair = st->sfbPairOf(b, loc, j0 + j);
     return b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
   };
@@ -808,6 +825,8 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     return;
   }
   Value sa[2] = {scaleAt(0), scaleAt(1)};
+  sa0 = sa[0];
+  sa1 = sa[1];
   for (int64_t j = 0; j < n / 8; ++j) {
     Value sb[2] = {scaleAt(2 + 2 * j), scaleAt(2 + 2 * j + 1)};
     for (int i = 0; i < 2; ++i)
@@ -1381,7 +1400,9 @@ void KernelLowering::reduceEpilogue(
   Value inWg = b.create<LLVM::URemOp>(loc, t, c(128));
   Value lane = b.create<LLVM::URemOp>(loc, t, c(32));
   Value warp = b.create<LLVM::UDivOp>(loc, inWg, c(32));
-  Value barId = b.create<LLVM::AddOp>(loc, wg, c(3));
+  // Named barriers 1..W are the turns (lowerTurn).
+  Value barId =
+      b.create<LLVM::AddOp>(loc, wg, c(1 + config.getMathWarpgroups()));
   // The issuer's instructions are predicated inside one asm statement with
   // the barrier: as separate branches, LLVM may duplicate the bar.sync into
   // both sides, and lanes of one warp at different bar.sync instructions is
@@ -1711,7 +1732,7 @@ struct ConvertDGemmToNVVMPass
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,
                                 width, turnPassPending, unscaledPromotion,
                                 mmaSetupBeforeTurn, epilogueVectorWidth,
-                                inPlaceOnly, uniformWarpgroup)
+                                inPlaceOnly, uniformWarpgroup, sfbStride)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

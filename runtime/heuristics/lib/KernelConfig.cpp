@@ -22,6 +22,10 @@ constexpr int kBarrierBytesPerStage = 2 * 8; // full + empty mbarrier
 constexpr int kMaxStages = 8;
 constexpr int kThreadsPerWarpgroup = 128;
 constexpr int kMaxBlockNForRegisters = 192;
+// Three math warpgroups (block_m = 192) have 160 registers per thread
+// (setmaxnreg; the producer keeps 32): a fragment and the sum, block_n FP32
+// registers, leave room for addressing up to 128 columns.
+constexpr int kMaxBlockNThreeWarpgroups = 128;
 // Upper bound of red_max_blocks: 2^20 K blocks (K = 2^27) exceeds any
 // group's K, so larger bounds would select nothing more.
 constexpr int kMaxRedMaxBlocks = 1 << 20;
@@ -31,6 +35,11 @@ constexpr int kMaxRedMaxBlocks = 1 << 20;
 // quantization can be traded against per-tile overhead. Listed in preference
 // order, which is also the tie-break order.
 constexpr int kCandidateBlockM[] = {128, 64};
+// Three math warpgroups (block_m = 192) measured within 1-2% of the
+// 128-row tiles on the benchmark shapes (bench/NOTES.md, section 11), so
+// the selection does not consider them; bundles hold them for the
+// DGEMM_BLOCK_M override.
+constexpr int kExtraBlockM = 192;
 constexpr int kCandidateBlockN[] = {192, 160, 144, 128, 112, 96, 64};
 
 // Cost-model constants (assumptions, not measurements; docs/Heuristics.md).
@@ -178,8 +187,9 @@ int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
 
 std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                                            const Target &target) {
-  if (c.blockM != 64 && c.blockM != 128)
-    return violation("block_m", "be 64 or 128 (64 rows per math warpgroup)",
+  if (c.blockM != 64 && c.blockM != 128 && c.blockM != 192)
+    return violation("block_m",
+                     "be 64, 128 or 192 (64 rows per math warpgroup)",
                      c.blockM);
   if (c.mathWarpgroups != c.blockM / 64)
     return violation("math_warpgroups",
@@ -192,6 +202,11 @@ std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
     return violation("block_n",
                      "be <= 192 (register budget: 2 * block_n / 2 FP32 "
                      "accumulators per thread)",
+                     c.blockN);
+  if (c.blockM == 192 && c.blockN > kMaxBlockNThreeWarpgroups)
+    return violation("block_n",
+                     "be <= 128 with block_m = 192 (register budget of three "
+                     "math warpgroups: 160 per thread)",
                      c.blockN);
   if (c.blockK != kBlockK)
     return violation("block_k", "be 128 (FP8 1D1D recipe: one scale per 128 K)",
@@ -213,6 +228,12 @@ std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
   if (c.clusterM == 2 && c.clusterN == 2)
     return "cluster_m and cluster_n must not both be 2 (multicast along one "
            "dimension only)";
+  if (c.clusterM == 2 && c.blockM == 192)
+    return violation("cluster_m",
+                     "be 1 with block_m = 192 (the paired kernel's producer "
+                     "spills in the 32 registers it keeps next to three math "
+                     "warpgroups)",
+                     c.clusterM);
   if (c.clusterM == 2 && c.blockN % 16 != 0)
     return violation("block_n",
                      "be a multiple of 16 with cluster_m = 2 (each CTA's half "
@@ -384,6 +405,20 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
   }
   for (size_t i = 0; i < tiles; ++i) {
     KernelConfig inPlace = candidates[i];
+    inPlace.inPlaceOnly = 1;
+    candidates.push_back(inPlace);
+  }
+  // The three-warpgroup tiles, never selected (kExtraBlockM), in the same
+  // three epilogue forms, without multicast.
+  for (int blockN : kCandidateBlockN) {
+    KernelConfig config = makeCandidate(kExtraBlockM, blockN, target);
+    if (!checkConfig(config, target).empty())
+      continue;
+    candidates.push_back(config);
+    KernelConfig reducing = config;
+    reducing.redMaxBlocks = kRedEpilogueTileBlocks;
+    candidates.push_back(reducing);
+    KernelConfig inPlace = config;
     inPlace.inPlaceOnly = 1;
     candidates.push_back(inPlace);
   }

@@ -146,6 +146,29 @@ TEST(CheckConfig, RejectsBlockM) {
   expectRejected(c, "block_m");
 }
 
+TEST(CheckConfig, ThreeMathWarpgroups) {
+  // block_m = 192: three math warpgroups, at most 128 columns, no pairs.
+  KernelConfig c = validConfig();
+  c.blockM = 192;
+  c.mathWarpgroups = 3;
+  c.blockN = 128;
+  c.stages = maxStages(192, 128, Target());
+  EXPECT_EQ(checkConfig(c, Target()), "");
+  EXPECT_EQ(c.threads(), 512);
+  c.mathWarpgroups = 2;
+  expectRejected(c, "math_warpgroups");
+  c.mathWarpgroups = 3;
+  c.blockN = 144;
+  c.stages = maxStages(192, 144, Target());
+  EXPECT_EQ(checkConfig(c, Target()),
+            "block_n must be <= 128 with block_m = 192 (register budget of "
+            "three math warpgroups: 160 per thread), got 144");
+  c.blockN = 128;
+  c.stages = maxStages(192, 128, Target());
+  c.clusterM = 2;
+  expectRejected(c, "cluster_m");
+}
+
 TEST(CheckConfig, RejectsMathWarpgroupsNotBlockMOver64) {
   KernelConfig c = validConfig();
   c.blockM = 64;
@@ -366,7 +389,8 @@ TEST(CheckConfig, RejectsRedMaxBlocks) {
 TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
   Target h200;
   std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
-  EXPECT_EQ(candidates.size(), 70u);
+  // 70 selectable kernels, then 4 three-warpgroup tiles in 3 forms each.
+  EXPECT_EQ(candidates.size(), 82u);
   std::set<std::string> names;
   for (const KernelConfig &c : candidates) {
     SCOPED_TRACE(c.entryName());
@@ -375,6 +399,17 @@ TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
     EXPECT_EQ(c.descSlots, 2);
     size_t index = size_t(&c - candidates.data());
     EXPECT_EQ(c.clusterM, index < 56 && index % 28 >= 14 ? 2 : 1);
+    if (index >= 70) {
+      EXPECT_EQ(c.blockM, 192);
+      EXPECT_EQ(c.mathWarpgroups, 3);
+      EXPECT_LE(c.blockN, 128);
+      EXPECT_EQ(c.redMaxBlocks,
+                (index - 70) % 3 == 1 ? kRedEpilogueTileBlocks : 0);
+      EXPECT_EQ(c.inPlaceOnly, (index - 70) % 3 == 2 ? 1 : 0);
+      EXPECT_TRUE(names.insert(c.entryName()).second) << "duplicate";
+      continue;
+    }
+    EXPECT_NE(c.blockM, 192);
     EXPECT_EQ(c.redMaxBlocks,
               index >= 28 && index < 56 ? kRedEpilogueTileBlocks : 0);
     EXPECT_EQ(c.inPlaceOnly, index >= 56 ? 1 : 0);
@@ -402,7 +437,15 @@ TEST(Candidates, DeterministicOrder) {
             "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1_red8");
   // Then every tile shape as an in-place kernel, never paired.
   EXPECT_EQ(a[56].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_ip");
-  EXPECT_EQ(a.back().entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_ip");
+  EXPECT_EQ(a[69].entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_ip");
+  // Then the three-warpgroup tiles, each with its reduction and in-place
+  // forms.
+  EXPECT_EQ(a[70].entryName(), "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2");
+  EXPECT_EQ(a[71].entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2_red8");
+  EXPECT_EQ(a[72].entryName(), "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2_ip");
+  EXPECT_EQ(a.back().entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm192_bn64_s6_r2_ip");
 }
 
 TEST(Candidates, FollowTheTarget) {
@@ -685,9 +728,11 @@ TEST(Select, PicksTheModelledBest) {
         uniformProblem(64, 256, 7168, 256)}) {
     KernelConfig chosen = selectKGroupedConfig(p, h200);
     double chosenUs = estimateKGroupedMakespanUs(p, chosen, h200);
+    EXPECT_NE(chosen.blockM, 192) << "three warpgroups are never selected";
     for (const KernelConfig &c : candidateKGroupedConfigs(h200))
-      EXPECT_LE(chosenUs, 1.01 * estimateKGroupedMakespanUs(p, c, h200))
-          << chosen.entryName() << " vs " << c.entryName();
+      if (c.blockM != 192) // not part of the selection
+        EXPECT_LE(chosenUs, 1.01 * estimateKGroupedMakespanUs(p, c, h200))
+            << chosen.entryName() << " vs " << c.entryName();
   }
 }
 

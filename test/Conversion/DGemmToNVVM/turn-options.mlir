@@ -2,7 +2,8 @@
 // uniform-warpgroup are on by default), move the tensor-core turn's hand-over or time the kernel
 // without the promotion's cost. All are off by default and measured slower
 // (turn-pass-pending, wait-before-turn) or wrong by design
-// (unsafe-unscaled-promotion); bench/NOTES.md, section 8.
+// (unsafe-unscaled-promotion, unsafe-sfb-stride); bench/NOTES.md, sections 8
+// and 11.
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PEND1
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=2 --canonicalize | FileCheck %s --check-prefix=PEND2
 // RUN: sed 's/block_n = 192, block_k = 128, stages = 5/block_n = 128, block_k = 128, stages = 6/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PENDPAIR
@@ -13,6 +14,9 @@
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-unscaled-promotion --canonicalize | FileCheck %s --check-prefix=UNSCALED
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SETUP
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=mma-setup-before-turn=false --canonicalize | FileCheck %s --check-prefix=ATMMA
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SFB1
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-sfb-stride=2 --canonicalize | FileCheck %s --check-prefix=SFB2
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-sfb-stride=0 --canonicalize | FileCheck %s --check-prefix=SFB0
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=UNIFORM
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=uniform-warpgroup=false --canonicalize | FileCheck %s --check-prefix=PERTHREAD
 
@@ -116,3 +120,18 @@ dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // UNIFORM-COUNT-4: nvvm.wgmma.mma_async
 // UNIFORM-NOT: nvvm.shfl.sync  idx
 // PERTHREAD-NOT: nvvm.shfl.sync  idx
+
+// unsafe-sfb-stride (timing only, wrong results unless 1): the promotion of
+// the 192 columns reads the sfb pairs of all 24 8-column groups from shared
+// memory by default, of every second group with 2, of none with 0.
+// SFB1: nvvm.wgmma.wait.group.sync.aligned 0
+// SFB1-COUNT-24: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
+// SFB1-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
+// SFB1: nvvm.fence.proxy
+// SFB2: nvvm.wgmma.wait.group.sync.aligned 0
+// SFB2-COUNT-12: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
+// SFB2-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
+// SFB2: nvvm.fence.proxy
+// SFB0: nvvm.wgmma.wait.group.sync.aligned 0
+// SFB0-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
+// SFB0: nvvm.fence.proxy

@@ -105,7 +105,7 @@ dgemm.gemm @g normal nt m = 128 n = 100 k = 128 groups = 1 : (bf16, bf16) -> bf1
 
 // -----
 
-// expected-error @+1 {{invalid config: block_m must be 64 or 128}}
+// expected-error @+1 {{invalid config: block_m must be 64, 128 or 192}}
 dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 256, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 4, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
 
 // -----
@@ -332,7 +332,7 @@ dgemm.kernel @k config <block_m = 64, block_n = 128, block_k = 128, stages = 4, 
   dgemm.warp_specialize producer(regs = 40) {
     %z = arith.constant 0 : i32
   } math(regs = 240) {
-    // expected-error @+1 {{needs two math warpgroups to alternate, the kernel has math_warpgroups = 1}}
+    // expected-error @+1 {{needs at least two math warpgroups to take turns, the kernel has math_warpgroups = 1}}
     dgemm.turn start
   }
 }

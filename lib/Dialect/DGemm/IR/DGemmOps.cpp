@@ -315,9 +315,9 @@ LogicalResult TurnOp::verify() {
   if (getAction() != TurnAction::pass && !getAccs().empty())
     return emitOpError("only 'pass' takes accumulators");
   if (ConfigAttr config = getKernelConfig(*this))
-    if (config.getMathWarpgroups() != 2)
-      return emitOpError("needs two math warpgroups to alternate, the kernel "
-                         "has math_warpgroups = ")
+    if (config.getMathWarpgroups() < 2)
+      return emitOpError("needs at least two math warpgroups to take turns, "
+                         "the kernel has math_warpgroups = ")
              << config.getMathWarpgroups();
   return success();
 }

@@ -142,7 +142,32 @@ public:
   /// Whether a second WGMMA fragment fits the registers next to the first
   /// and the FP32 sum (3 x block_n / 2 values per thread at most 192).
   static bool secondFragmentFits(ConfigAttr config) {
-    return 3 * config.getBlockN() / 2 <= 192;
+    return config.getMathWarpgroups() <= 2 && 3 * config.getBlockN() / 2 <= 192;
+  }
+
+  /// Registers per math thread (setmaxnreg): what the 64K register file
+  /// leaves after the producer warpgroup's share, a multiple of 8. One math
+  /// warpgroup takes 240, two 232 (the producer keeps 40), three 160 (the
+  /// producer keeps 32: 128 * 32 + 384 * 160 = 65536).
+  static int64_t mathRegisters(ConfigAttr config) {
+    switch (config.getMathWarpgroups()) {
+    case 1:
+      return 240;
+    case 2:
+      return 232;
+    default:
+      return 160;
+    }
+  }
+  static int64_t producerRegisters(ConfigAttr config) {
+    return config.getMathWarpgroups() <= 2 ? 40 : 32;
+  }
+
+  /// The scale-register budget for this kernel: the option's value is for
+  /// the 232 registers of two math warpgroups; fewer registers lower it by
+  /// as many.
+  int64_t scaleBudget() const {
+    return scaleRegisterBudget - (232 - mathRegisters(config));
   }
 
   /// Whether the kernel promotes each block while the next block's WGMMAs
@@ -193,9 +218,9 @@ public:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(entry);
     // Producer: one thread, few registers; math: the rest of the 64K file.
-    int64_t mathRegs = config.getMathWarpgroups() == 1 ? 240 : 232;
-    auto ws = b.create<WarpSpecializeOp>(loc, b.getI32IntegerAttr(40),
-                                         b.getI32IntegerAttr(mathRegs),
+    auto ws = b.create<WarpSpecializeOp>(
+        loc, b.getI32IntegerAttr(producerRegisters(config)),
+        b.getI32IntegerAttr(mathRegisters(config)),
                                          IntegerAttr(), IntegerAttr());
     ws.getProducer().push_back(new Block());
     ws.getMath().push_back(new Block());
@@ -330,22 +355,26 @@ private:
     SmallVector<bool> early;
     int64_t regs = config.getBlockN() + 2;
     for (int64_t w : widths) {
-      early.push_back(regs + w / 4 <= scaleRegisterBudget);
+      early.push_back(regs + w / 4 <= scaleBudget());
       if (early.back())
         regs += w / 4;
     }
     // A single slice whose scales do not all fit may hold those of its first
     // columns (scale-prefix-cols, a multiple of 8), read with the others'
-    // before the WGMMAs; the rest are read during the promotion.
+    // before the WGMMAs; the rest are read during the promotion. Not with
+    // three math warpgroups: in their 160 registers a 64-column prefix
+    // spills.
     int64_t prefix = 0;
-    if (widths.size() == 1 && !early.front() && scalePrefixCols > 0)
+    if (widths.size() == 1 && !early.front() && scalePrefixCols > 0 &&
+        config.getMathWarpgroups() <= 2)
       prefix = std::min<int64_t>(scalePrefixCols, widths.front() - 8);
-    // With two math warpgroups on the same stage, they take turns on the
-    // tensor cores: one's WGMMAs run while the other promotes.
+    // With two or three math warpgroups on the same stage, they take turns
+    // on the tensor cores, in a ring: one's WGMMAs run while the others
+    // promote.
     // With the promotion overlapped each warpgroup keeps its own WGMMAs
     // queued on the tensor cores, so there are no turns.
     bool pipelined = overlaps(config, overlapPromotion, mmaSlices);
-    bool alternate = alternateWarpgroups && config.getMathWarpgroups() == 2 &&
+    bool alternate = alternateWarpgroups && config.getMathWarpgroups() >= 2 &&
                      !pipelined;
     // Two blocks per turn where the second set of fragments fits the
     // registers, and with two math warpgroups (the layout measured;
@@ -454,9 +483,13 @@ private:
         loadScales();
       // The turn is handed over once the first block's WGMMAs completed:
       // the other warpgroup's then queue behind this one's later blocks.
+      // Three math warpgroups hand it over right after issuing: each
+      // promotion then has the other two warpgroups' WGMMAs to hide behind
+      // (2-5% faster than after completion on the H200, bench/NOTES.md).
+      bool passEarly = passAfterIssue || config.getMathWarpgroups() > 2;
       if (alternate)
         b.create<TurnOp>(loc, TurnAction::pass,
-                         passAfterIssue ? ValueRange{} : ValueRange(accs[0]));
+                         passEarly ? ValueRange{} : ValueRange(accs[0]));
       // reload-sfa-after-turn: a slice whose scales are all held takes its
       // two sfa values from a read of the stage after the hand-over.
       if (alternate && reloadSfaAfterTurn && per == 1)
@@ -610,7 +643,7 @@ private:
     // read during the promotion, they queue behind those WGMMAs' operand
     // reads of shared memory.
     int64_t width = 2 * accType.getNumElements();
-    bool hold = 3 * width / 2 + 2 + width / 4 <= scaleRegisterBudget;
+    bool hold = 3 * width / 2 + 2 + width / 4 <= scaleBudget();
     auto scalesOf = [&](Value stage) -> Value {
       if (!hold)
         return Value();

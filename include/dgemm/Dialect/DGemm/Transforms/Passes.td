@@ -219,6 +219,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "TEST ONLY (wrong results): the promotion adds the fragment to "
            "the sum without the scales (no scale loads, no products), to "
            "time the kernel without the promotion's cost">,
+    Option<"sfbStride", "unsafe-sfb-stride", "int64_t", "1",
+           "TEST ONLY (wrong results unless 1): the promotion reads the sfb "
+           "pair of every this-many-th 8-column group from the stage and "
+           "reuses it for the groups in between; 0 reads none (sfa stands "
+           "in), to time the promotion with fewer shared-memory scale loads">,
     Option<"mmaSetupBeforeTurn", "mma-setup-before-turn", "bool", "true",
            "Compute a block's WGMMA operand descriptors before the "
            "tensor-core turn's wait (false: after it, at the WGMMAs)">,

@@ -129,7 +129,9 @@ KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
 /// Every config selectKGroupedConfig can return for `target`, in a fixed
 /// order without duplicates (every tile shape, then each with cluster_m =
 /// 2, then all of those with the reduction epilogue, then every tile shape
-/// as an in-place kernel); used to pre-build the kernel bundle.
+/// as an in-place kernel), followed by the 192-row tiles (three math
+/// warpgroups) that only the DGEMM_BLOCK_M override selects, each in the
+/// three epilogue forms; used to pre-build the kernel bundle.
 std::vector<KernelConfig> candidateKGroupedConfigs(const Target &target);
 
 } // namespace heuristics
