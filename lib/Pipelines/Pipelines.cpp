@@ -55,6 +55,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.mmaSetupBeforeTurn = options.mmaSetupBeforeTurn;
   convert.unscaledPromotion = options.unscaledPromotion;
   convert.sfbStride = options.sfbStride;
+  convert.sfbVec4 = options.sfbVec4;
   convert.uniformWarpgroup = options.uniformWarpgroup;
   pm.addPass(createConvertDGemmToNVVM(convert));
   pm.addPass(createCanonicalizerPass());

@@ -102,6 +102,9 @@ struct DGemmPipelineOptions
   Option<int64_t> sfbStride{
       *this, "unsafe-sfb-stride",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(1)};
+  Option<bool> sfbVec4{
+      *this, "unsafe-sfb-vec4",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
   Option<bool> mmaSetupBeforeTurn{
       *this, "mma-setup-before-turn",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(true)};

@@ -69,7 +69,8 @@ public:
                  int64_t redEpilogueMaxBlocks, int64_t redVectorWidth,
                  int64_t turnPassPending, bool unscaledPromotion,
                  bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth,
-                 bool inPlaceOnly, bool uniformWarpgroup, int64_t sfbStride)
+                 bool inPlaceOnly, bool uniformWarpgroup, int64_t sfbStride,
+                 bool sfbVec4)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -81,7 +82,8 @@ public:
         unscaledPromotion(unscaledPromotion),
         mmaSetupBeforeTurn(mmaSetupBeforeTurn),
         epilogueVectorWidth(epilogueVectorWidth), inPlaceOnly(inPlaceOnly),
-        uniformWarpgroup(uniformWarpgroup), sfbStride(sfbStride) {}
+        uniformWarpgroup(uniformWarpgroup), sfbStride(sfbStride),
+        sfbVec4(sfbVec4) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -232,6 +234,7 @@ private:
   bool inPlaceOnly;
   bool uniformWarpgroup;
   int64_t sfbStride;
+  bool sfbVec4;
   /// The math warpgroup index broadcast from lane 0 (uniform-warpgroup).
   Value uniformWg;
   /// Math-role releases: one arrive per warp (else per thread), following
@@ -717,6 +720,15 @@ struct StageScales {
     return load(b, loc, sfb, f.colInTile, 8 * j,
                 VectorType::get({2}, b.getF32Type()), 8);
   }
+  /// unsafe-sfb-vec4 (timing only): 16 bytes of group j's sfb values, at the
+  /// 16-byte boundary below the thread's pair.
+  Value sfbQuadOf(OpBuilder &b, Location loc, int64_t j) const {
+    Value aligned = b.create<arith::AndIOp>(
+        loc, f.colInTile,
+        b.create<arith::ConstantIntOp>(loc, b.getI32Type(), ~int64_t(3)));
+    return load(b, loc, sfb, aligned, 8 * j,
+                VectorType::get({4}, b.getF32Type()), 16);
+  }
 
 private:
   /// `type` at float index `index + offset` of `base`.
@@ -795,7 +807,7 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   std::optional<StageScales> st;
   if (op.getStage())
     st = stageScales(b, loc, op.getStage());
-  Value pair, sa0, sa1;
+  Value pair, quad, sa0, sa1;
   // Index idx of the slice's scales: 2 sfa, then sfb pairs of its 8-column
   // groups (j0, j0 + 1, ...).
   auto scaleAt = [&](int64_t idx) -> Value {
@@ -806,6 +818,14 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     int64_t j = (idx - 2) / 2, c = (idx - 2) % 2;
     if (sfbStride == 0)
       return c == 0 ? sa0 : sa1;
+    if (sfbVec4 && c == 0 && j % 2 == 0) {
+      quad = st->sfbQuadOf(b, loc, j0 + j);
+      pair = Value();
+    }
+    if (sfbVec4 && quad) {
+      int64_t at = 2 * (j % 2) + c;
+      return b.create<LLVM::ExtractElementOp>(loc, quad, i32(b, loc, at));
+    }
     if (c == 0 && j % sfbStride == 0)
       pair = st->sfbPairOf(b, loc, j0 + j);
     return b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
@@ -1732,7 +1752,8 @@ struct ConvertDGemmToNVVMPass
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,
                                 width, turnPassPending, unscaledPromotion,
                                 mmaSetupBeforeTurn, epilogueVectorWidth,
-                                inPlaceOnly, uniformWarpgroup, sfbStride)
+                                inPlaceOnly, uniformWarpgroup, sfbStride,
+                                sfbVec4)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

@@ -2,8 +2,8 @@
 // uniform-warpgroup are on by default), move the tensor-core turn's hand-over or time the kernel
 // without the promotion's cost. All are off by default and measured slower
 // (turn-pass-pending, wait-before-turn) or wrong by design
-// (unsafe-unscaled-promotion, unsafe-sfb-stride); bench/NOTES.md, sections 8
-// and 11.
+// (unsafe-unscaled-promotion, unsafe-sfb-stride, unsafe-sfb-vec4);
+// bench/NOTES.md, sections 8 and 11.
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PEND1
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=2 --canonicalize | FileCheck %s --check-prefix=PEND2
 // RUN: sed 's/block_n = 192, block_k = 128, stages = 5/block_n = 128, block_k = 128, stages = 6/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PENDPAIR
@@ -17,6 +17,7 @@
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SFB1
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-sfb-stride=2 --canonicalize | FileCheck %s --check-prefix=SFB2
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-sfb-stride=0 --canonicalize | FileCheck %s --check-prefix=SFB0
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-sfb-vec4 --canonicalize | FileCheck %s --check-prefix=SFB4
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=UNIFORM
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=uniform-warpgroup=false --canonicalize | FileCheck %s --check-prefix=PERTHREAD
 
@@ -135,3 +136,9 @@ dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // SFB0: nvvm.wgmma.wait.group.sync.aligned 0
 // SFB0-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
 // SFB0: nvvm.fence.proxy
+// unsafe-sfb-vec4 (timing only, wrong results): one 16-byte load per two
+// 8-column groups, 12 for the 192 columns, and no 8-byte ones.
+// SFB4: nvvm.wgmma.wait.group.sync.aligned 0
+// SFB4-COUNT-12: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// SFB4-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> vector<{{[24]}}xf32>
+// SFB4: nvvm.fence.proxy

@@ -224,6 +224,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "pair of every this-many-th 8-column group from the stage and "
            "reuses it for the groups in between; 0 reads none (sfa stands "
            "in), to time the promotion with fewer shared-memory scale loads">,
+    Option<"sfbVec4", "unsafe-sfb-vec4", "bool", "false",
+           "TEST ONLY (wrong results): the promotion reads the sfb values of "
+           "two 8-column groups with one 16-byte load from the natural "
+           "layout, to time 16-byte scale loads before building the layout "
+           "they need">,
     Option<"mmaSetupBeforeTurn", "mma-setup-before-turn", "bool", "true",
            "Compute a block's WGMMA operand descriptors before the "
            "tensor-core turn's wait (false: after it, at the WGMMAs)">,
