@@ -142,7 +142,8 @@ public:
   /// Whether a second WGMMA fragment fits the registers next to the first
   /// and the FP32 sum (3 x block_n / 2 values per thread at most 192).
   static bool secondFragmentFits(ConfigAttr config) {
-    return config.getMathWarpgroups() <= 2 && 3 * config.getBlockN() / 2 <= 192;
+    return config.getMathWarpgroups() <= 2 &&
+           3 * config.getBlockN() / 2 <= 192;
   }
 
   /// Registers per math thread (setmaxnreg): what the 64K register file
@@ -220,8 +221,8 @@ public:
     // Producer: one thread, few registers; math: the rest of the 64K file.
     auto ws = b.create<WarpSpecializeOp>(
         loc, b.getI32IntegerAttr(producerRegisters(config)),
-        b.getI32IntegerAttr(mathRegisters(config)),
-                                         IntegerAttr(), IntegerAttr());
+        b.getI32IntegerAttr(mathRegisters(config)), IntegerAttr(),
+        IntegerAttr());
     ws.getProducer().push_back(new Block());
     ws.getMath().push_back(new Block());
     b.setInsertionPointToStart(&ws.getProducer().front());

@@ -53,7 +53,9 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
     Option<"scaleRegisterBudget", "scale-register-budget", "int", "202",
            "Registers a math thread may hold for its WGMMA fragment, FP32 sum "
            "and a block's scales at once; tiles that need more read the "
-           "scales during the promotion and release the stage after it">,
+           "scales during the promotion and release the stage after it (for "
+           "the 232 registers of two math warpgroups; three math warpgroups, "
+           "with 160, get 72 fewer)">,
     Option<"scalePrefixCols", "scale-prefix-cols", "int64_t", "0",
            "For a one-block-per-turn tile whose scales exceed "
            "scale-register-budget: hold the scales of this many first "
