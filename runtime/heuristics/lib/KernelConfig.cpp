@@ -35,10 +35,10 @@ constexpr int kMaxRedMaxBlocks = 1 << 20;
 // quantization can be traded against per-tile overhead. Listed in preference
 // order, which is also the tie-break order.
 constexpr int kCandidateBlockM[] = {128, 64};
-// Three math warpgroups (block_m = 192) measured within 1-2% of the
-// 128-row tiles on the benchmark shapes (bench/NOTES.md, section 11), so
-// the selection does not consider them; bundles hold them for the
-// DGEMM_BLOCK_M override.
+// Three math warpgroups (block_m = 192) measured between 0.7% faster and 5%
+// slower than the 128-row tiles on the large benchmark shapes and 9-13%
+// slower on the seed (bench/NOTES.md, section 11), so the selection does not
+// consider them; bundles hold them for the DGEMM_BLOCK_M override.
 constexpr int kExtraBlockM = 192;
 constexpr int kCandidateBlockN[] = {192, 160, 144, 128, 112, 96, 64};
 
