@@ -258,6 +258,16 @@ class ConfigOracle:
         except AttributeError:
             self.why = "runtime exports no config-selection function"
 
+    def _tile_entry(self, rows: Any, width: Any, suffix: str) -> Optional[str]:
+        """The bundle's only entry of a rows x width tile with `suffix` (any stage count,
+        which is the most that fit), or None without an index or a unique entry."""
+        if self.index is None:
+            return None
+        prefix = f"dgemm_kgrouped_fp8_1d1d_bm{rows}_bn{width}_s"
+        hits = [e for e in self.index if e.startswith(prefix) and e.endswith(suffix)
+                and e[len(prefix):len(e) - len(suffix)].isdigit()]
+        return hits[0] if len(hits) == 1 else None
+
     def entry(self, m: int, n: int, ks: Sequence[int], in_place: bool = False) -> str:
         if self.fn is None:
             return f"n/a ({self.why})" if self.why else "n/a"
@@ -295,29 +305,19 @@ class ConfigOracle:
             suffix += "_ip"
         name = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{c.blockN}_s{c.stages}{suffix}"
         forced = os.environ.get("DGEMM_BLOCK_N", "")
-        if forced.isdigit() and self.index is not None:
-            # The runtime's DGEMM_BLOCK_N override keeps the most stages that fit: the
-            # bundle's only entry of that tile.
-            prefix = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{forced}_s"
-            hits = [e for e in self.index if e.startswith(prefix) and e.endswith(suffix)
-                    and e[len(prefix):-len(suffix)].isdigit()]
-            if len(hits) == 1:
-                name = hits[0]
+        if forced.isdigit():
+            # The runtime's DGEMM_BLOCK_N override keeps the most stages that fit.
+            name = self._tile_entry(c.blockM, forced, suffix) or name
         rows = os.environ.get("DGEMM_BLOCK_M", "")
-        if rows in ("64", "128", "192") and self.index is not None:
+        if rows in ("64", "128", "192"):
             # The runtime's DGEMM_BLOCK_M override: that height at the width chosen so
             # far, the most stages that fit, no CTA pairs with 192 rows or an odd m-block
             # count; ignored when the bundle has no such kernel (the runtime's check).
             width = name.split("_bn", 1)[1].split("_", 1)[0]
             tail = suffix
-            m_blocks = -(-m // int(rows))
-            if c.clusterM == 2 and (rows == "192" or m_blocks % 2):
+            if c.clusterM == 2 and (rows == "192" or -(-m // int(rows)) % 2):
                 tail = tail.replace("_c2x1", "")
-            prefix = f"dgemm_kgrouped_fp8_1d1d_bm{rows}_bn{width}_s"
-            hits = [e for e in self.index if e.startswith(prefix) and e.endswith(tail)
-                    and e[len(prefix):-len(tail)].isdigit()]
-            if len(hits) == 1:
-                name = hits[0]
+            name = self._tile_entry(rows, width, tail) or name
         stages = os.environ.get("DGEMM_STAGES", "")
         if stages.isdigit():
             # The runtime's DGEMM_STAGES override: fewer stages than the most that fit (the
