@@ -238,7 +238,7 @@ class _Config(ctypes.Structure):
     _fields_ = [(f, ctypes.c_int) for f in (
         "blockM", "blockN", "blockK", "stages", "descSlots", "mathWarpgroups",
         "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs", "redMaxBlocks",
-        "inPlaceOnly")]
+        "inPlaceOnly", "quadB")]
 
 
 class ConfigOracle:
@@ -326,6 +326,13 @@ class ConfigOracle:
             most = tail.split("_", 1)[0]
             if sep and most.isdigit() and 2 <= int(stages) <= int(most):
                 name = f"{head}_s{int(stages)}{tail[len(most):]}"
+        # Quad-ordered B, decided last for the kernel the overrides left, as the runtime
+        # does (heuristics::quadBFits); DGEMM_QUAD_B=0 turns it off.
+        width = int(name.split("_bn", 1)[1].split("_", 1)[0])
+        pairs = 2 if "_c2x1" in name else 1
+        if (n % 16 == 0 and not name.endswith("_ip") and width % (16 * pairs) == 0
+                and os.environ.get("DGEMM_QUAD_B") != "0"):
+            name += "_q"
         if self.index is not None and name not in self.index:
             name += " (NOT in bundle index)"
         return name

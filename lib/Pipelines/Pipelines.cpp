@@ -16,6 +16,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   select.smemBytes = options.smemBytes;
   select.descSlots = options.descSlots;
   select.clusterM = options.clusterM;
+  select.quadB = options.quadB;
   pm.addPass(createDGemmSelectConfig(select));
   DGemmLowerToKernelOptions lower;
   lower.scaleRegisterBudget = options.scaleRegisterBudget;

@@ -37,33 +37,41 @@ def oracle(runtime_lib):
 def no_overrides(monkeypatch):
     """No runtime override set: the heuristics' own choice."""
     for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
-                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_BLOCK_M", "DGEMM_STAGES"):
+                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_BLOCK_M", "DGEMM_STAGES",
+                "DGEMM_QUAD_B"):
         monkeypatch.delenv(var, raising=False)
     return monkeypatch
 
 
 def test_register_and_reduction_kernels(oracle, no_overrides):
     monkeypatch = no_overrides
-    # The seed shape: the reduction epilogue only in place.
-    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
-    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_red8"
-    # Long groups: the in-place kernel (never paired) in place, the register epilogue with a
-    # separate c, where N = 7168 pairs CTAs.
+    # The seed shape: the reduction epilogue only in place; quad-ordered B (N % 16 == 0).
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2_q"
+    assert (oracle.entry(2048, 2048, SEED_KS, in_place=True)
+            == PREFIX + "bm128_bn128_s6_r2_red8_q")
+    # Long groups: the in-place kernel (never paired, never quad-ordered) in place, the
+    # register epilogue with a separate c, where N = 7168 pairs CTAs.
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s5_r2_ip")
-    assert oracle.entry(4096, 7168, [8192] * 4) == PREFIX + "bm128_bn192_s5_r2_c2x1"
+    assert oracle.entry(4096, 7168, [8192] * 4) == PREFIX + "bm128_bn192_s5_r2_c2x1_q"
+    # N % 16 != 0 keeps B's rows in order.
+    assert not oracle.entry(2048, 2056, SEED_KS).endswith("_q")
     # The runtime's overrides, mirrored: they replace one field of the choice.
     monkeypatch.setenv("DGEMM_RED_MAX_BLOCKS", "0")
-    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2"
+    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_q"
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
-            == PREFIX + "bm128_bn192_s5_r2")
+            == PREFIX + "bm128_bn192_s5_r2_q")
     monkeypatch.setenv("DGEMM_IN_PLACE_ONLY", "1")
     assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_ip"
-    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2_q"
     monkeypatch.delenv("DGEMM_RED_MAX_BLOCKS")
     monkeypatch.setenv("DGEMM_IN_PLACE_ONLY", "0")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
+            == PREFIX + "bm128_bn192_s5_r2_q")
+    monkeypatch.setenv("DGEMM_QUAD_B", "0")
+    assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s5_r2")
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
 
 
 def test_stages_override(oracle, no_overrides):
@@ -73,7 +81,8 @@ def test_stages_override(oracle, no_overrides):
     monkeypatch.setenv("DGEMM_STAGES", "3")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s3_r2_ip")
-    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s3_r2_red8"
+    assert (oracle.entry(2048, 2048, SEED_KS, in_place=True)
+            == PREFIX + "bm128_bn128_s3_r2_red8_q")
     for ignored in ("1", "6", "x3", ""):
         monkeypatch.setenv("DGEMM_STAGES", ignored)
         assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
@@ -86,7 +95,8 @@ def test_block_m_override(runtime_lib, no_overrides):
              "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_ip",
              "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2_ip",
              "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1",
-             "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2"]
+             "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2",
+             "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2_q"]
     oracle = bench.ConfigOracle(runtime_lib, 132, 232448, index)
     long_ks = [8192] * 4
     # 192 rows at the chosen 192 columns do not exist: ignored, as by the runtime.
@@ -97,7 +107,7 @@ def test_block_m_override(runtime_lib, no_overrides):
     monkeypatch.setenv("DGEMM_BLOCK_N", "128")
     assert (oracle.entry(4096, 7168, long_ks, in_place=True)
             == PREFIX + "bm192_bn128_s5_r2_ip")
-    assert oracle.entry(4096, 7168, long_ks) == PREFIX + "bm192_bn128_s5_r2"
+    assert oracle.entry(4096, 7168, long_ks) == PREFIX + "bm192_bn128_s5_r2_q"
     for ignored in ("96", "tall", ""):
         monkeypatch.setenv("DGEMM_BLOCK_M", ignored)
         assert (oracle.entry(4096, 7168, long_ks, in_place=True)

@@ -99,6 +99,13 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
       !s.ok())
     return s;
 
+  // Never chosen otherwise; checked because the 5-D map of B cannot
+  // express a partial 16-row group.
+  if (kernel->meta.quadB && args.n % 16 != 0)
+    return Status::error(ErrorCode::InvalidArgument,
+                         "argument 'n' must be a multiple of 16 for kernel " +
+                             kernel->meta.entry + " (quad-ordered B), got " +
+                             std::to_string(args.n));
   TensorMapSpec specs[kNumTensorMaps];
   describeKGroupedTensorMaps(args, shape, kernel->meta, specs);
   CUtensorMap maps[kNumTensorMaps];

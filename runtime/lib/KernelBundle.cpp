@@ -44,6 +44,7 @@ const IntKey kIntKeys[] = {
     {"smem_bytes", &KernelMeta::smemBytes, 0, 1 << 20, 1},
     {"red_max_blocks", &KernelMeta::redMaxBlocks, 0, 1 << 20, 1, true},
     {"in_place_only", &KernelMeta::inPlaceOnly, 0, 1, 1, true},
+    {"quad_b", &KernelMeta::quadB, 0, 1, 1, true},
 };
 
 constexpr const char *kKind = "k_grouped_contiguous";
@@ -203,6 +204,7 @@ dgemm::runtime::checkMetaMatchesConfig(const KernelMeta &meta,
       {"cluster_n", meta.clusterN, config.clusterN},
       {"red_max_blocks", meta.redMaxBlocks, config.redMaxBlocks},
       {"in_place_only", meta.inPlaceOnly, config.inPlaceOnly},
+      {"quad_b", meta.quadB, config.quadB},
   };
   for (const Pair &p : pairs)
     if (p.meta != p.config)

@@ -43,6 +43,25 @@ void dgemm::runtime::describeKGroupedTensorMaps(
   // With cluster_m CTAs sharing B, each loads (and multicasts) its share.
   operand(specs[kMapB], "b", args.b, args.n,
           meta.blockN / std::max(1, meta.clusterM));
+  if (meta.quadB) {
+    // Quad order: B's rows as (K, c, q, h, g) over row 16g + 4q + 2h + c,
+    // so that the box lands row 16g + 8h + 2q + c in shared memory: WGMMA
+    // column 8j + 2q + c computes output column 16(j / 2) + 4q + 2(j % 2) + c
+    // and each thread's fragment holds 4 consecutive columns per 16. Strides
+    // are in 128-byte template rows; the kernel scales them by K_g.
+    TensorMapSpec &b = specs[kMapB];
+    b.rank = 5;
+    const cuuint64_t dims[5] = {128, 2, 4, 2, cuuint64_t(args.n / 16)};
+    const cuuint64_t rowSteps[4] = {1, 4, 2, 16};
+    const cuuint32_t box[5] = {128, 2, 4, 2,
+                               cuuint32_t(b.boxDim[1] / 16)};
+    for (int i = 0; i < 5; ++i) {
+      b.globalDim[i] = dims[i];
+      b.boxDim[i] = box[i];
+    }
+    for (int i = 0; i < 4; ++i)
+      b.globalStride[i] = 128 * rowSteps[i];
+  }
   scales(specs[kMapSfa], "sfa", args.sfa, args.m, meta.blockM);
   scales(specs[kMapSfb], "sfb", args.sfb, args.n, meta.blockN);
   // d as G x M x N FP32, so that a box never crosses into the next group;
@@ -66,7 +85,7 @@ void dgemm::runtime::describeKGroupedTensorMaps(
 Status dgemm::runtime::encodeTensorMap(const DriverApi &api,
                                        const TensorMapSpec &spec,
                                        CUtensorMap &map) {
-  const cuuint32_t elementStrides[3] = {1, 1, 1};
+  const cuuint32_t elementStrides[5] = {1, 1, 1, 1, 1};
   CUresult result = api.cuTensorMapEncodeTiled(
       &map, spec.dataType, cuuint32_t(spec.rank), spec.address, spec.globalDim,
       spec.globalStride, spec.boxDim, elementStrides,

@@ -207,6 +207,8 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     const heuristics::Target &target, bool inPlace) {
   KernelConfig config = heuristics::selectKGroupedConfig(
       makeProblem(m, n, numGroups, ksHost, inPlace), target);
+  // Decided again at the end, for the kernel the overrides leave.
+  config.quadB = 0;
   // Experiment overrides: "1" or "2" replaces the field, anything else is
   // ignored.
   auto override12 = [](const char *name, int &field) {
@@ -271,6 +273,11 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
         config.redMaxBlocks = 0;
     }
   }
+  // Quad-ordered B as the heuristics apply it, decided again for the kernel
+  // the overrides left; DGEMM_QUAD_B=0 keeps B's rows in order.
+  config.quadB = heuristics::quadBFits(config, n, target) ? 1 : 0;
+  if (const char *env = std::getenv("DGEMM_QUAD_B"); env && std::string(env) == "0")
+    config.quadB = 0;
   return config;
 }
 

@@ -217,6 +217,32 @@ TEST(KernelMetaTest, InPlaceOnlyIsOptionalAndMustMatch) {
   EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
 }
 
+TEST(KernelMetaTest, QuadBIsOptionalAndMustMatch) {
+  KernelMeta meta;
+  ASSERT_TRUE(parse(goodMeta(), meta).ok());
+  EXPECT_EQ(meta.quadB, 0);
+  ASSERT_TRUE(parse(goodMeta() + "quad_b=1\n", meta).ok());
+  EXPECT_EQ(meta.quadB, 1);
+  expectBad(goodMeta() + "quad_b=2\n", "'quad_b'",
+            "must be an integer in [0, 1]");
+  // The quad-ordered kernel needs a different map of B: it is not the
+  // natural one of the same tile.
+  dgemm::heuristics::KernelConfig config;
+  config.blockM = meta.blockM;
+  config.blockN = meta.blockN;
+  config.blockK = meta.blockK;
+  config.stages = meta.stages;
+  config.descSlots = meta.descSlots;
+  config.mathWarpgroups = meta.mathWarpgroups;
+  config.clusterM = meta.clusterM;
+  config.clusterN = meta.clusterN;
+  Status s = checkMetaMatchesConfig(meta, config, "x.meta");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'quad_b' is 1"));
+  config.quadB = 1;
+  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+}
+
 TEST(KernelBundleTest, LoadsMetaFromDirectory) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());

@@ -18,7 +18,7 @@ struct Described {
   TensorMapSpec specs[kNumTensorMaps];
 
   Described(int64_t m, int64_t n, std::vector<int32_t> groupKs, int blockM,
-            int blockN, int clusterM = 1)
+            int blockN, int clusterM = 1, int quadB = 0)
       : ks(std::move(groupKs)) {
     args.a = reinterpret_cast<void *>(0x100000);
     args.sfa = reinterpret_cast<void *>(0x200000);
@@ -36,6 +36,7 @@ struct Described {
     meta.blockN = blockN;
     meta.clusterM = clusterM;
     meta.clusterN = 1;
+    meta.quadB = quadB;
     describeKGroupedTensorMaps(args, shape, meta, specs);
   }
 };
@@ -110,6 +111,50 @@ TEST(TensorMapsTest, OutputMapIsPerGroupSoBoxesStopAtTheGroupEnd) {
   // The operand and scale maps stay rank 2.
   for (int i : {kMapA, kMapB, kMapSfa, kMapSfb})
     EXPECT_EQ(x.specs[i].rank, 2) << i;
+}
+
+TEST(TensorMapsTest, QuadOrderedBIsAFiveDimensionalView) {
+  for (int clusterM : {1, 2}) {
+    SCOPED_TRACE(clusterM);
+    Described x(2048, 1024, {256, 128}, 128, 192, clusterM, /*quadB=*/1);
+    const TensorMapSpec &b = x.specs[kMapB];
+    EXPECT_EQ(b.rank, 5);
+    EXPECT_EQ(b.address, x.args.b);
+    EXPECT_EQ(b.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+    const cuuint64_t dims[5] = {128, 2, 4, 2, 1024 / 16};
+    const cuuint32_t box[5] = {128, 2, 4, 2, cuuint32_t(192 / 16 / clusterM)};
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(b.globalDim[i], dims[i]) << i;
+      EXPECT_EQ(b.boxDim[i], box[i]) << i;
+    }
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(b.globalStride[i] % 16, 0u) << i;
+    // The box is written densely, dimension 1 fastest: box row w (WGMMA
+    // column w = 8j + 2q + c of the CTA's share) must read the B row that
+    // the kernel's fragment map gives that column,
+    // 16 (j / 2) + 4q + 2 (j % 2) + c, and every row of the share once.
+    int rows = 192 / clusterM;
+    std::vector<int> seen(rows, 0);
+    for (int w = 0; w < rows; ++w) {
+      int index[4] = {w % 2, (w / 2) % 4, (w / 8) % 2, w / 16};
+      cuuint64_t row = 0;
+      for (int d = 0; d < 4; ++d)
+        row += cuuint64_t(index[d]) * b.globalStride[d] / 128;
+      int j = w / 8, q = (w / 2) % 4, c = w % 2;
+      EXPECT_EQ(row, cuuint64_t(16 * (j / 2) + 4 * q + 2 * (j % 2) + c)) << w;
+      ASSERT_LT(row, cuuint64_t(rows));
+      ++seen[row];
+    }
+    for (int r = 0; r < rows; ++r)
+      EXPECT_EQ(seen[r], 1) << r;
+    // The other maps do not change.
+    Described natural(2048, 1024, {256, 128}, 128, 192, clusterM);
+    for (int i : {kMapA, kMapSfa, kMapSfb, kMapD}) {
+      EXPECT_EQ(x.specs[i].rank, natural.specs[i].rank) << i;
+      EXPECT_EQ(x.specs[i].boxDim[0], natural.specs[i].boxDim[0]) << i;
+      EXPECT_EQ(x.specs[i].globalDim[0], natural.specs[i].globalDim[0]) << i;
+    }
+  }
 }
 
 TEST(TensorMapsTest, AllEmptyGroupsKeepScaleDimensionOne) {

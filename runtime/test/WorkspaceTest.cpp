@@ -262,12 +262,14 @@ TEST(WorkspaceTest, InPlaceKernelOverride) {
   EXPECT_EQ(separate.inPlaceOnly, 0);
   KernelConfig tile = inPlace;
   tile.inPlaceOnly = 0;
+  tile.quadB = 1; // quad-ordered B for every kernel but the in-place one
   EXPECT_EQ(tile, separate);
   // DGEMM_IN_PLACE_ONLY sets the field in place only; 1 clears the bound of
   // the reduction kernel, and DGEMM_RED_MAX_BLOCKS clears the field.
   ::setenv("DGEMM_IN_PLACE_ONLY", "0", 1);
   EXPECT_EQ(chooseKGroupedConfig(7168, 2048, 4, ks.data(), target, true),
             separate);
+  EXPECT_EQ(separate.quadB, 1);
   ::setenv("DGEMM_IN_PLACE_ONLY", "1", 1);
   EXPECT_EQ(chooseKGroupedConfig(7168, 2048, 4, ks.data(), target), separate);
   const std::vector<int32_t> seedKs = {256, 128, 128, 256};

@@ -28,6 +28,9 @@ struct DGemmPipelineOptions
                        llvm::cl::desc("CTAs per cluster along M sharing the B "
                                       "tile (0: the heuristic's choice)"),
                        llvm::cl::init(0)};
+  Option<int> quadB{*this, "quad-b",
+                    llvm::cl::desc("See dgemm-select-config"),
+                    llvm::cl::init(-1)};
   Option<int> scaleRegisterBudget{
       *this, "scale-register-budget",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(202)};

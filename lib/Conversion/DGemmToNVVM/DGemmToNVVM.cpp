@@ -70,7 +70,7 @@ public:
                  int64_t turnPassPending, bool unscaledPromotion,
                  bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth,
                  bool inPlaceOnly, bool uniformWarpgroup, int64_t sfbStride,
-                 bool sfbVec4)
+                 bool sfbVec4, bool quadB)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -83,7 +83,7 @@ public:
         mmaSetupBeforeTurn(mmaSetupBeforeTurn),
         epilogueVectorWidth(epilogueVectorWidth), inPlaceOnly(inPlaceOnly),
         uniformWarpgroup(uniformWarpgroup), sfbStride(sfbStride),
-        sfbVec4(sfbVec4) {}
+        sfbVec4(sfbVec4), quadB(quadB) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -235,6 +235,9 @@ private:
   bool uniformWarpgroup;
   int64_t sfbStride;
   bool sfbVec4;
+  /// B's rows reach shared memory in quad order (quad_b = 1): fragment
+  /// column (j, c) of lane q is tile column 16(j / 2) + 4q + 2(j % 2) + c.
+  bool quadB;
   /// The math warpgroup index broadcast from lane 0 (uniform-warpgroup).
   Value uniformWg;
   /// Math-role releases: one arrive per warp (else per thread), following
@@ -370,8 +373,17 @@ void KernelLowering::lowerTmaLoad(TmaLoadOp op) {
         loc, b.getI16Type(),
         b.getI16IntegerAttr((1 << config.getClusterM()) - 1));
   }
+  SmallVector<Value> coords{op.getX(), op.getY()};
+  // Quad-ordered B rows: the map is 5-D (K, c, q, h, g) over rows
+  // 16g + 4q + 2h + c, written to shared memory as row 16g + 8h + 2q + c;
+  // the box starts at row y, a multiple of 16.
+  if (quadB && op.getOperand() == TmaOperand::b) {
+    Value zero = i32(b, loc, 0);
+    coords = {op.getX(), zero, zero, zero,
+              b.create<LLVM::LShrOp>(loc, op.getY(), i32(b, loc, 4))};
+  }
   b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
-      loc, dst, desc, ValueRange{op.getX(), op.getY()}, bar, ValueRange{},
+      loc, dst, desc, coords, bar, ValueRange{},
       mask, Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/!mask,
       NVVM::CTAGroupKindAttr(), Value());
   op.erase();
@@ -408,10 +420,21 @@ void KernelLowering::lowerDescUpdate(DescUpdateOp op) {
   inlinePtx(b, loc,
             "tensormap.replace.tile.global_dim.global.b1024.b32 [$0], 0, $1;",
             "l,r,~{memory}", ValueRange{slot, op.getKSize()});
-  inlinePtx(b, loc,
-            "tensormap.replace.tile.global_stride.global.b1024.b64 [$0], 0, "
-            "$1;",
-            "l,l,~{memory}", ValueRange{slot, k64});
+  // Quad-ordered B rows (5-D map): dims 1-4 step 1, 4, 2 and 16 rows.
+  const int64_t rowSteps[] = {1, 4, 2, 16};
+  for (int64_t d = 0; d < (quadB && !isA ? 4 : 1); ++d)
+    inlinePtx(b, loc,
+              "tensormap.replace.tile.global_stride.global.b1024.b64 [$0], " +
+                  std::to_string(d) + ", $1;",
+              "l,l,~{memory}",
+              ValueRange{slot, rowSteps[d] == 1
+                                   ? k64
+                                   : b.create<LLVM::MulOp>(
+                                         loc, k64,
+                                         b.create<LLVM::ConstantOp>(
+                                             loc, b.getI64Type(),
+                                             b.getI64IntegerAttr(rowSteps[d])))
+                                         .getResult()});
   op.erase();
 }
 
@@ -685,12 +708,22 @@ void KernelLowering::lowerProxyFence(ProxyFenceOp op) {
 
 /// Fragment coordinates of the executing math thread for m64nNk32 f32
 /// accumulators: register r = j*4 + i*2 + c holds row (16*warp + lane/4 + 8*i)
-/// of the warpgroup's 64 rows and column (8*j + 2*(lane%4) + c).
+/// of the warpgroup's 64 rows and WGMMA column (8*j + 2*(lane%4) + c), which
+/// is tile column colInTile + colOf(j) + c:
+/// - natural B rows: colInTile = 2*(lane%4), colOf(j) = 8j;
+/// - quad-ordered B rows (quad_b = 1): colInTile = 4*(lane%4),
+///   colOf(j) = 16*(j/2) + 2*(j%2), so that groups 2g and 2g + 1 hold 4
+///   consecutive columns of each row.
 struct Fragment {
   Value rowInTile; ///< row of i = 0 within the CTA tile
   Value colInTile; ///< column of j = 0, c = 0
+  bool quads = false;
+  int64_t colOf(int64_t j) const {
+    return quads ? 16 * (j / 2) + 2 * (j % 2) : 8 * j;
+  }
 };
-static Fragment fragmentOf(OpBuilder &b, Location loc, Value tid) {
+static Fragment fragmentOf(OpBuilder &b, Location loc, Value tid,
+                           bool quads) {
   auto c = [&](int64_t v) {
     return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
   };
@@ -703,13 +736,14 @@ static Fragment fragmentOf(OpBuilder &b, Location loc, Value tid) {
       b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, warp, c(16)),
                               b.create<arith::DivUIOp>(loc, lane, c(4))));
   Value col = b.create<arith::MulIOp>(
-      loc, b.create<arith::RemUIOp>(loc, lane, c(4)), c(2));
-  return {row, col};
+      loc, b.create<arith::RemUIOp>(loc, lane, c(4)), c(quads ? 4 : 2));
+  return {row, col, quads};
 }
 
 /// The executing thread's scales of one stage, read from shared memory:
 /// sfa of its rows (fragment row, row + 8), then for each 8-column group j the
-/// sfb pair of its columns, as one 8-byte load.
+/// sfb pair of its columns, as one 8-byte load, or with quad-ordered B rows
+/// the pairs of groups 2g and 2g + 1 as one 16-byte load.
 struct StageScales {
   Value sfa, sfb;
   Fragment f;
@@ -717,12 +751,18 @@ struct StageScales {
     return load(b, loc, sfa, f.rowInTile, 8 * i, b.getF32Type(), 4);
   }
   Value sfbPairOf(OpBuilder &b, Location loc, int64_t j) const {
-    return load(b, loc, sfb, f.colInTile, 8 * j,
+    return load(b, loc, sfb, f.colInTile, f.colOf(j),
                 VectorType::get({2}, b.getF32Type()), 8);
+  }
+  /// Quad-ordered B rows: the 4 sfb values of groups 2g and 2g + 1
+  /// (elements 2(j % 2) + c).
+  Value sfbQuadOf(OpBuilder &b, Location loc, int64_t g) const {
+    return load(b, loc, sfb, f.colInTile, 16 * g,
+                VectorType::get({4}, b.getF32Type()), 16);
   }
   /// unsafe-sfb-vec4 (timing only): 16 bytes of group j's sfb values, at the
   /// 16-byte boundary below the thread's pair.
-  Value sfbQuadOf(OpBuilder &b, Location loc, int64_t j) const {
+  Value sfbAlignedQuadOf(OpBuilder &b, Location loc, int64_t j) const {
     Value aligned = b.create<arith::AndIOp>(
         loc, f.colInTile,
         b.create<arith::ConstantIntOp>(loc, b.getI32Type(), ~int64_t(3)));
@@ -747,7 +787,31 @@ StageScales KernelLowering::stageScales(OpBuilder &b, Location loc,
                                         Value stage) {
   return {stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, stage),
           stageBuffer(b, loc, layout.sfbBase, layout.sfbBytes, stage),
-          fragmentOf(b, loc, tid(b, loc))};
+          fragmentOf(b, loc, tid(b, loc), quadB)};
+}
+
+/// The sfb value (c) of tile group `j` from the stage, one load per pair or,
+/// with quad-ordered B rows, per two groups when both lie in [lo, hi);
+/// loads are made once and kept in `loaded`.
+static Value sfbValue(OpBuilder &b, Location loc, const StageScales &st,
+                      int64_t j, int c, int64_t lo, int64_t hi,
+                      DenseMap<int64_t, Value> &loaded) {
+  auto at = [&](Value v, int64_t e) {
+    return b.create<LLVM::ExtractElementOp>(
+        loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), e));
+  };
+  int64_t partner = j ^ 1;
+  if (st.f.quads && partner >= lo && partner < hi) {
+    int64_t key = -1 - j / 2;
+    Value &quad = loaded[key];
+    if (!quad)
+      quad = st.sfbQuadOf(b, loc, j / 2);
+    return at(quad, 2 * (j % 2) + c);
+  }
+  Value &pair = loaded[j];
+  if (!pair)
+    pair = st.sfbPairOf(b, loc, j);
+  return at(pair, c);
 }
 
 void KernelLowering::lowerLoadScales(LoadScalesOp op) {
@@ -761,14 +825,13 @@ void KernelLowering::lowerLoadScales(LoadScalesOp op) {
                                              i32(b, loc, i));
   int64_t j0 = op.getColOffset() / 8;
   int64_t groups = (cast<VectorType>(op.getScales().getType()).getNumElements() - 2) / 2;
-  for (int64_t j = 0; j < groups; ++j) {
-    Value pair = st.sfbPairOf(b, loc, j0 + j);
+  DenseMap<int64_t, Value> loaded;
+  for (int64_t j = 0; j < groups; ++j)
     for (int c = 0; c < 2; ++c) {
-      Value v = b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
+      Value v = sfbValue(b, loc, st, j0 + j, c, j0, j0 + groups, loaded);
       scales = b.create<LLVM::InsertElementOp>(loc, scales, v,
                                                i32(b, loc, 2 + 2 * j + c));
     }
-  }
   op.getScales().replaceAllUsesWith(scales);
   op.erase();
 }
@@ -808,6 +871,11 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   if (op.getStage())
     st = stageScales(b, loc, op.getStage());
   Value pair, quad, sa0, sa1;
+  DenseMap<int64_t, Value> loaded;
+  // The groups whose sfb values come from the stage: the slice's groups
+  // after those held in registers (a quad load needs both of its groups
+  // there).
+  int64_t firstLoaded = j0 + (held > 2 ? (held - 2) / 2 : 0);
   // Index idx of the slice's scales: 2 sfa, then sfb pairs of its 8-column
   // groups (j0, j0 + 1, ...).
   auto scaleAt = [&](int64_t idx) -> Value {
@@ -819,16 +887,19 @@ void KernelLowering::lowerPromote(PromoteOp op) {
     if (sfbStride == 0)
       return c == 0 ? sa0 : sa1;
     if (sfbVec4 && c == 0 && j % 2 == 0) {
-      quad = st->sfbQuadOf(b, loc, j0 + j);
+      quad = st->sfbAlignedQuadOf(b, loc, j0 + j);
       pair = Value();
     }
     if (sfbVec4 && quad) {
       int64_t at = 2 * (j % 2) + c;
       return b.create<LLVM::ExtractElementOp>(loc, quad, i32(b, loc, at));
     }
-    if (c == 0 && j % sfbStride == 0)
-      pair = st->sfbPairOf(b, loc, j0 + j);
-    return b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
+    if (sfbStride != 1) {
+      if (c == 0 && j % sfbStride == 0)
+        pair = st->sfbPairOf(b, loc, j0 + j);
+      return b.create<LLVM::ExtractElementOp>(loc, pair, i32(b, loc, c));
+    }
+    return sfbValue(b, loc, *st, j0 + j, c, firstLoaded, j0 + n / 8, loaded);
   };
   Value sum = op.getSum();
   if (unscaledPromotion) {
@@ -1030,7 +1101,7 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   int64_t n = config.getBlockN();
-  Fragment f = fragmentOf(b, loc, tid(b, loc));
+  Fragment f = fragmentOf(b, loc, tid(b, loc), quadB);
   Value m = arg(KernelOp::DimM), nDim = arg(KernelOp::DimN);
   Value mBase = b.create<arith::MulIOp>(loc, op.getMBlock(),
                                         i32(b, loc, config.getBlockM()));
@@ -1051,7 +1122,7 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     Value rowOff = bb.create<arith::MulIOp>(
         loc, bb.create<arith::AddIOp>(loc, groupRows, ext(bb, row)),
         ext(bb, nDim));
-    Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, 8 * j));
+    Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, f.colOf(j)));
     return bb.create<arith::AddIOp>(loc, rowOff, ext(bb, col)).getResult();
   };
   // The sum slice holding 8-column group j, and j's group within it.
@@ -1092,7 +1163,7 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   // column even, so col < N covers col + 1 too.
   auto inBounds = [&](OpBuilder &bb, int i, int64_t j) {
     Value row = bb.create<arith::AddIOp>(loc, row0, i32(bb, loc, 8 * i));
-    Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, 8 * j));
+    Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, f.colOf(j)));
     return bb.create<arith::AndIOp>(
         loc, bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m),
         bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
@@ -1173,6 +1244,70 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
             t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 8 * j))
         .getResult();
   };
+  // Quad-ordered B rows: the thread's sums of groups 2g and 2g + 1 in row
+  // half i are 4 consecutive columns (col0 + 16g ...), accessed 16 bytes at
+  // a time without shuffles. N is a multiple of 4 and so is the column, so
+  // col < N covers all 4.
+  auto quadOf = [&](OpBuilder &t, int i, int64_t g) {
+    Value lo = mine(t, i, 2 * g), hi = mine(t, i, 2 * g + 1);
+    Value out = t.create<LLVM::UndefOp>(loc, VectorType::get({4}, f32));
+    for (int e = 0; e < 4; ++e)
+      out = t.create<LLVM::InsertElementOp>(
+          loc, out,
+          t.create<LLVM::ExtractElementOp>(loc, e < 2 ? lo : hi,
+                                           i32(t, loc, e % 2)),
+          i32(t, loc, e));
+    return out;
+  };
+  // Element offset of the thread's first column in row half i; group pair g
+  // adds 16g (a constant, folded into the address).
+  auto quadRowOffset = [&](OpBuilder &t, int i) {
+    Value row = t.create<arith::AddIOp>(loc, row0, i32(t, loc, 8 * i));
+    Value rowOff = t.create<arith::MulIOp>(
+        loc, t.create<arith::AddIOp>(loc, groupRows, ext(t, row)),
+        ext(t, nDim));
+    return t.create<arith::AddIOp>(loc, rowOff, ext(t, col0)).getResult();
+  };
+  auto quadInBounds = [&](OpBuilder &t, int i, int64_t g) {
+    Value row = t.create<arith::AddIOp>(loc, row0, i32(t, loc, 8 * i));
+    Value col = t.create<arith::AddIOp>(loc, col0, i32(t, loc, 16 * g));
+    return t.create<arith::AndIOp>(
+        loc, t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m),
+        t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
+        .getResult();
+  };
+  auto batchedQuads = [&](OpBuilder &t, bool guarded) {
+    Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
+    auto v4 = VectorType::get({4}, f32);
+    SmallVector<Value> offs, oks, cs;
+    for (int i = 0; i < 2; ++i) {
+      Value first = quadRowOffset(t, i);
+      for (int64_t g = 0; g < n / 16; ++g) {
+        Value off = t.create<arith::AddIOp>(
+            loc, first,
+            t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 16 * g));
+        Value loadOff = off;
+        if (guarded) {
+          oks.push_back(quadInBounds(t, i, g));
+          loadOff = t.create<arith::SelectOp>(loc, oks.back(), off, zero64);
+        }
+        offs.push_back(off);
+        cs.push_back(t.create<LLVM::LoadOp>(
+            loc, v4, ptrAt(t, KernelOp::PtrC, loadOff), /*align=*/16));
+      }
+    }
+    int64_t k = 0;
+    for (int i = 0; i < 2; ++i)
+      for (int64_t g = 0; g < n / 16; ++g, ++k) {
+        OpBuilder sb = t;
+        if (guarded)
+          sb = t.create<scf::IfOp>(loc, oks[k], /*withElseRegion=*/false)
+                   .getThenBodyBuilder();
+        sb.create<LLVM::StoreOp>(
+            loc, sb.create<LLVM::FAddOp>(loc, cs[k], quadOf(sb, i, g)),
+            ptrAt(sb, KernelOp::PtrD, offs[k]), /*align=*/16);
+      }
+  };
   // epilogue-vector-width = 4: all 16-byte loads of c first (their latencies
   // overlap), then per 8-column group the swap, the add and the store, so
   // that no more than the sums and the loaded c are live at once.
@@ -1204,6 +1339,8 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     }
   };
   auto batched = [&](OpBuilder &t, bool guarded) {
+    if (quadB)
+      return batchedQuads(t, guarded);
     if (epilogueVectorWidth == 4)
       return batchedWide(t, guarded);
     SmallVector<Value> offs, oks, cs;
@@ -1328,7 +1465,35 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
         inlinePtx(sb, loc, asmText, "l,f,f,f,f,~{memory}", operands);
       }
     };
+    // Quad-ordered B rows: one 16-byte reduction per 4 consecutive columns,
+    // addressed from the row's first one plus an immediate (64 bytes per
+    // group pair), with no shuffles.
+    auto reduceQuads = [&](OpBuilder &t, bool guarded) {
+      for (int i = 0; i < 2; ++i) {
+        Value first = quadRowOffset(t, i);
+        for (int64_t g = 0; g < n / 16; ++g) {
+          OpBuilder sb = t;
+          if (guarded)
+            sb = t.create<scf::IfOp>(loc, quadInBounds(t, i, g),
+                                     /*withElseRegion=*/false)
+                     .getThenBodyBuilder();
+          Value addr = sb.create<LLVM::PtrToIntOp>(
+              loc, sb.getI64Type(), ptrAt(sb, KernelOp::PtrD, first));
+          std::string asmText = "red.global.add.v4.f32 [$0+" +
+                                std::to_string(64 * g) +
+                                "], {$1, $2, $3, $4};";
+          Value out = quadOf(sb, i, g);
+          SmallVector<Value> operands = {addr};
+          for (int e = 0; e < 4; ++e)
+            operands.push_back(sb.create<LLVM::ExtractElementOp>(
+                loc, out, i32(sb, loc, e)));
+          inlinePtx(sb, loc, asmText, "l,f,f,f,f,~{memory}", operands);
+        }
+      }
+    };
     auto reduce = [&](OpBuilder &t, bool guarded) {
+      if (quadB)
+        return reduceQuads(t, guarded);
       if (redVectorWidth == 4)
         return reduceWide(t, guarded);
       for (int i = 0; i < 2; ++i)
@@ -1717,6 +1882,14 @@ struct ConvertDGemmToNVVMPass
             << static_cast<int64_t>(turnPassPending);
         return signalPassFailure();
       }
+      // Quad-ordered B (quad_b = 1; the config's verifier checked its
+      // width).
+      bool quadB = config.getQuadB() != 0;
+      // Options written for B's rows in order do not apply to it:
+      // tma-reduce-epilogue's buffers and the unsafe sfb variants.
+      bool tmaReduce = tmaReduceEpilogue && !quadB;
+      int64_t sfbEvery = quadB ? 1 : int64_t(sfbStride);
+      bool sfbAligned = sfbVec4 && !quadB;
       if (epilogueChunkCols != 8 && epilogueChunkCols != 16) {
         kernel.emitOpError("epilogue-chunk-cols must be 8 or 16, got ")
             << static_cast<int64_t>(epilogueChunkCols);
@@ -1748,12 +1921,12 @@ struct ConvertDGemmToNVVMPass
           inPlaceOnly ? int64_t(::dgemm::heuristics::kRedEpilogueTileBlocks)
                       : int64_t(prefetchCMaxBlocks);
       if (failed(KernelLowering(func, config, perChunkEpilogue,
-                                tmaReduceEpilogue, epilogueChunkCols,
+                                tmaReduce, epilogueChunkCols,
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,
                                 width, turnPassPending, unscaledPromotion,
                                 mmaSetupBeforeTurn, epilogueVectorWidth,
-                                inPlaceOnly, uniformWarpgroup, sfbStride,
-                                sfbVec4)
+                                inPlaceOnly, uniformWarpgroup, sfbEvery,
+                                sfbAligned, quadB)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

@@ -124,6 +124,7 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     select.smemBytes = pipeline.smemBytes;
     select.descSlots = pipeline.descSlots;
     select.clusterM = pipeline.clusterM;
+    select.quadB = pipeline.quadB;
     pm.addPass(createDGemmSelectConfig(select));
     if (failed(pm.run(module)))
       return failure();
@@ -145,6 +146,13 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
         c.descSlots = pipeline.descSlots;
       if (pipeline.clusterM > 0)
         c.clusterM = pipeline.clusterM;
+      // quad-b=0 keeps every kernel's B in order, 1 quad-orders every one
+      // that can be; a kernel the overrides above leave unable to keep quad
+      // order falls back to its natural twin (duplicates are dropped).
+      if (pipeline.quadB >= 0)
+        c.quadB = pipeline.quadB;
+      if (c.quadB && !heur::checkConfig(c, target).empty())
+        c.quadB = 0;
       add(toConfigAttr(ctx, c));
     }
   }
@@ -215,6 +223,11 @@ llvm::cl::opt<int> translateClusterM(
     llvm::cl::desc("CTAs per cluster along M sharing the B tile by TMA "
                    "multicast (0: the heuristic's choice)"),
     llvm::cl::init(0));
+llvm::cl::opt<int> translateQuadB(
+    "quad-b",
+    llvm::cl::desc("Quad-ordered B (quad_b): -1 the heuristic's choice, 0 "
+                   "never, 1 wherever the kernel allows it"),
+    llvm::cl::init(-1));
 llvm::cl::opt<int> translateDescSlots(
     "desc-slots",
     llvm::cl::desc("Descriptor slots per operand (0: the heuristic's choice)"),
@@ -254,6 +267,7 @@ void mlir::dgemm::registerPTXTranslation() {
         pipeline.skipProxyFence = unsafeSkipProxyFence;
         pipeline.descSlots = translateDescSlots;
         pipeline.clusterM = translateClusterM;
+        pipeline.quadB = translateQuadB;
         pipeline.releasePerThread = translateReleasePerThread;
         pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
         pipeline.perChunkEpilogue = translatePerChunkEpilogue;

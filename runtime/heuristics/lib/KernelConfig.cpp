@@ -119,6 +119,8 @@ std::string KernelConfig::entryName() const {
     os << "_red" << redMaxBlocks;
   if (inPlaceOnly)
     os << "_ip";
+  if (quadB)
+    os << "_q";
   return os.str();
 }
 
@@ -138,7 +140,8 @@ std::string KernelConfig::toMeta() const {
      << "cluster_n=" << clusterN << "\n"
      << "smem_bytes=" << smemBytes() << "\n"
      << "red_max_blocks=" << redMaxBlocks << "\n"
-     << "in_place_only=" << inPlaceOnly << "\n";
+     << "in_place_only=" << inPlaceOnly << "\n"
+     << "quad_b=" << quadB << "\n";
   return os.str();
 }
 
@@ -148,7 +151,8 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          mathWarpgroups == o.mathWarpgroups && clusterM == o.clusterM &&
          clusterN == o.clusterN && swizzleA == o.swizzleA &&
          swizzleB == o.swizzleB && numSMs == o.numSMs &&
-         redMaxBlocks == o.redMaxBlocks && inPlaceOnly == o.inPlaceOnly;
+         redMaxBlocks == o.redMaxBlocks && inPlaceOnly == o.inPlaceOnly &&
+         quadB == o.quadB;
 }
 
 int dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
@@ -261,6 +265,20 @@ std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                      "be 0 with in_place_only = 1 (the in-place kernel "
                      "reduces every tile)",
                      c.redMaxBlocks);
+  if (c.quadB != 0 && c.quadB != 1)
+    return violation("quad_b", "be 0 or 1", c.quadB);
+  if (c.quadB && c.blockN % (16 * c.clusterM) != 0)
+    return violation("block_n",
+                     "be a multiple of 16 * cluster_m = " +
+                         std::to_string(16 * c.clusterM) +
+                         " with quad_b = 1 (each CTA's box of B is whole "
+                         "16-row quad groups)",
+                     c.blockN);
+  if (c.quadB && c.inPlaceOnly)
+    return violation("quad_b",
+                     "be 0 with in_place_only = 1 (quad-ordered B measured "
+                     "slower in the in-place kernel; not built)",
+                     c.quadB);
   return "";
 }
 
@@ -317,6 +335,19 @@ dgemm::heuristics::estimateKGroupedMakespanUs(const KGroupedProblem &problem,
 
 /// Narrowest output (N) for which selectKGroupedConfig multicasts B.
 constexpr int64_t kMulticastMinN = 4096;
+
+bool dgemm::heuristics::quadBFits(const KernelConfig &config, int64_t n,
+                                  const Target &target) {
+  // Quad-ordered B in every kernel with a register or reduction epilogue:
+  // on the H200 it made the register epilogue 2-13% faster and the seed's
+  // reduction epilogue 4-5% (16-byte accesses without shuffles), but the
+  // in-place kernel's block loop 2-7% slower (the 5-D B box, bench/NOTES.md
+  // section 12), so that one keeps B in order.
+  KernelConfig quad = config;
+  quad.quadB = 1;
+  return n % 16 == 0 && !config.inPlaceOnly &&
+         checkConfig(quad, target).empty();
+}
 
 /// One candidate per tile shape, without multicast, in preference order.
 static std::vector<KernelConfig> tileCandidates(const Target &target) {
@@ -381,6 +412,7 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   if (!chosen.inPlaceOnly && mBlocks % 2 == 0 && problem.n >= kMulticastMinN &&
       checkConfig(paired, target).empty())
     chosen = paired;
+  chosen.quadB = quadBFits(chosen, problem.n, target) ? 1 : 0;
   return chosen;
 }
 
@@ -421,6 +453,15 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
     KernelConfig inPlace = config;
     inPlace.inPlaceOnly = 1;
     candidates.push_back(inPlace);
+  }
+  // Then every kernel with a register or reduction epilogue again with
+  // quad-ordered B, where its width allows (quadBFits).
+  size_t natural = candidates.size();
+  for (size_t i = 0; i < natural; ++i) {
+    KernelConfig quad = candidates[i];
+    quad.quadB = 1;
+    if (!quad.inPlaceOnly && checkConfig(quad, target).empty())
+      candidates.push_back(quad);
   }
   return candidates;
 }

@@ -315,7 +315,8 @@ TEST(KernelConfig, ToMeta) {
             "cluster_n=1\n"
             "smem_bytes=221184\n"
             "red_max_blocks=0\n"
-            "in_place_only=0\n");
+            "in_place_only=0\n"
+            "quad_b=0\n");
   KernelConfig c = validConfig();
   c.clusterN = 2;
   std::string meta = c.toMeta();
@@ -389,8 +390,9 @@ TEST(CheckConfig, RejectsRedMaxBlocks) {
 TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
   Target h200;
   std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
-  // 70 selectable kernels, then 4 three-warpgroup tiles in 3 forms each.
-  EXPECT_EQ(candidates.size(), 82u);
+  // 70 selectable kernels, then 4 three-warpgroup tiles in 3 forms each,
+  // then 56 of those with quad-ordered B.
+  EXPECT_EQ(candidates.size(), 138u);
   std::set<std::string> names;
   for (const KernelConfig &c : candidates) {
     SCOPED_TRACE(c.entryName());
@@ -398,6 +400,19 @@ TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
     EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, h200));
     EXPECT_EQ(c.descSlots, 2);
     size_t index = size_t(&c - candidates.data());
+    EXPECT_EQ(c.quadB, index >= 82 ? 1 : 0);
+    if (index >= 82) {
+      // Its natural-order twin comes first, and it has an epilogue that
+      // takes quad order (never the in-place kernel).
+      KernelConfig natural = c;
+      natural.quadB = 0;
+      EXPECT_NE(std::find(candidates.begin(), candidates.begin() + 82, natural),
+                candidates.begin() + 82);
+      EXPECT_EQ(c.inPlaceOnly, 0);
+      EXPECT_EQ(c.blockN % (16 * c.clusterM), 0);
+      EXPECT_TRUE(names.insert(c.entryName()).second) << "duplicate";
+      continue;
+    }
     EXPECT_EQ(c.clusterM, index < 56 && index % 28 >= 14 ? 2 : 1);
     if (index >= 70) {
       EXPECT_EQ(c.blockM, 192);
@@ -444,8 +459,12 @@ TEST(Candidates, DeterministicOrder) {
   EXPECT_EQ(a[71].entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2_red8");
   EXPECT_EQ(a[72].entryName(), "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2_ip");
+  EXPECT_EQ(a[81].entryName(), "dgemm_kgrouped_fp8_1d1d_bm192_bn64_s6_r2_ip");
+  // Then quad-ordered B, in the same order, for every kernel but the
+  // in-place ones whose width allows it.
+  EXPECT_EQ(a[82].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_q");
   EXPECT_EQ(a.back().entryName(),
-            "dgemm_kgrouped_fp8_1d1d_bm192_bn64_s6_r2_ip");
+            "dgemm_kgrouped_fp8_1d1d_bm192_bn64_s6_r2_red8_q");
 }
 
 TEST(Candidates, FollowTheTarget) {
@@ -599,7 +618,55 @@ TEST_P(DeepGemmKGroupedShapes, Pinned) {
   EXPECT_EQ(c.numSMs, 132);
   // Even m-block counts; B is multicast only for the wide (N = 7168) ones.
   EXPECT_EQ(c.clusterM, s.n >= 4096 ? 2 : 1);
+  EXPECT_EQ(c.quadB, 1);
   EXPECT_EQ(checkConfig(c, h200), "");
+}
+
+TEST(Select, QuadOrderedB) {
+  Target h200;
+  // Every shape with N % 16 == 0 gets quad-ordered B with a separate c and
+  // with the reduction kernel, never with the in-place kernel.
+  KGroupedProblem p = uniformProblem(4, 2048, 2048, 256);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).quadB, 1);
+  p.inPlace = true;
+  KernelConfig reducing = selectKGroupedConfig(p, h200);
+  EXPECT_GT(reducing.redMaxBlocks, 0);
+  EXPECT_EQ(reducing.quadB, 1);
+  KGroupedProblem longGroups = uniformProblem(4, 2048, 2048, 8192);
+  longGroups.inPlace = true;
+  KernelConfig inPlace = selectKGroupedConfig(longGroups, h200);
+  EXPECT_EQ(inPlace.inPlaceOnly, 1);
+  EXPECT_EQ(inPlace.quadB, 0);
+  // N % 16 != 0: B's rows in order (the 5-D map has whole 16-row groups).
+  for (int64_t n : {2056, 2052, 200}) {
+    SCOPED_TRACE(n);
+    EXPECT_EQ(selectKGroupedConfig(uniformProblem(4, 2048, n, 256), h200).quadB,
+              0);
+  }
+  // The rules themselves.
+  KernelConfig c = validConfig();
+  EXPECT_TRUE(quadBFits(c, 2048, h200));
+  EXPECT_FALSE(quadBFits(c, 2040, h200));
+  c.inPlaceOnly = 1;
+  EXPECT_FALSE(quadBFits(c, 2048, h200));
+  c = validConfig();
+  c.blockN = 144;
+  c.stages = maxStages(c.blockM, c.blockN, h200);
+  EXPECT_TRUE(quadBFits(c, 2048, h200));
+  c.clusterM = 2; // halves of 72 rows
+  EXPECT_FALSE(quadBFits(c, 2048, h200));
+  c.quadB = 1;
+  expectRejected(c, "block_n");
+  c = validConfig();
+  c.quadB = 1;
+  EXPECT_EQ(checkConfig(c, h200), "");
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
+  EXPECT_NE(c.toMeta().find("\nquad_b=1\n"), std::string::npos);
+  c.inPlaceOnly = 1;
+  expectRejected(c, "quad_b");
+  c.inPlaceOnly = 0;
+  c.quadB = 2;
+  expectRejected(c, "quad_b");
 }
 
 TEST(Select, MulticastNeedsEvenMBlocksAndWideN) {
@@ -618,17 +685,17 @@ TEST(Select, MulticastNeedsEvenMBlocksAndWideN) {
 INSTANTIATE_TEST_SUITE_P(
     H200, DeepGemmKGroupedShapes,
     ::testing::Values(PinnedShape{"G4_M4096_N7168_K8192", 4, 4096, 7168, 8192,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_q"},
                       PinnedShape{"G4_M7168_N2048_K8192", 4, 7168, 2048, 8192,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_q"},
                       PinnedShape{"G8_M4096_N7168_K4096", 8, 4096, 7168, 4096,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_q"},
                       PinnedShape{"G8_M7168_N2048_K4096", 8, 7168, 2048, 4096,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q"},
                       PinnedShape{"G16_M4096_N7168_K2048", 16, 4096, 7168, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_q"},
                       PinnedShape{"G16_M7168_N2048_K2048", 16, 7168, 2048, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2"}),
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_q"}),
     [](const ::testing::TestParamInfo<PinnedShape> &info) {
       return std::string(info.param.name);
     });
@@ -641,8 +708,9 @@ TEST(Select, SeedShapePinned) {
   p.numGroups = 4;
   p.ks = {256, 128, 128, 256};
   KernelConfig c = selectKGroupedConfig(p, Target());
-  // N = 2048 is too narrow for B multicast to pay.
-  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2");
+  // N = 2048 is too narrow for B multicast to pay; quad-ordered B (N is a
+  // multiple of 16).
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
   EXPECT_EQ(c.threads(), 384);
   EXPECT_EQ(c.smemBytes(), 221184);
 }
@@ -792,7 +860,10 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   large.inPlace = false;
   KernelConfig separateLarge = selectKGroupedConfig(large, h200);
   EXPECT_EQ(separateLarge.inPlaceOnly, 0);
+  EXPECT_EQ(separateLarge.quadB, 1);
+  EXPECT_EQ(inPlace.quadB, 0);
   separateLarge.inPlaceOnly = 1;
+  separateLarge.quadB = 0;
   EXPECT_EQ(separateLarge, inPlace);
   // The reduction kernel for short groups is never an in-place kernel.
   EXPECT_EQ(reducing.inPlaceOnly, 0);

@@ -1,9 +1,10 @@
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=per-chunk-epilogue --canonicalize | FileCheck %s --check-prefix=PER-CHUNK
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SLICES
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MC
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=8 red-vector-width=2" --canonicalize | FileCheck %s --check-prefix=REDMAX
+// Quad-ordered B is off here (quad-b=0): Target/PTX/seed-wgrad.test pins it.
+// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
+// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=per-chunk-epilogue --canonicalize | FileCheck %s --check-prefix=PER-CHUNK
+// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
+// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SLICES
+// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=2 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MC
+// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=8 red-vector-width=2" --canonicalize | FileCheck %s --check-prefix=REDMAX
 
 // With cluster_m = 2: every empty barrier counts the 8 warps of both CTAs;
 // the CTAs of a cluster sync after barrier initialization; a release arrives

@@ -12,18 +12,20 @@
 // A configuration already present is kept.
 // RUN: dgemm-opt %s --dgemm-select-config | FileCheck %s --check-prefix=KEEP
 // As the runtime selects for c = d: short groups (here 4 K blocks each) get
-// the reduction epilogue, long ones (64 blocks) the in-place kernel, which
-// never multicasts B (N = 7168 would otherwise pair CTAs).
+// the reduction epilogue (with quad-ordered B, as every kernel with a
+// register or reduction epilogue when N % 16 == 0), long ones (64 blocks) the
+// in-place kernel, which never multicasts B (N = 7168 would otherwise pair
+// CTAs) and keeps B's rows in order.
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=512" | FileCheck %s --check-prefix=INPLACE
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=8192" | FileCheck %s --check-prefix=INLONG
 // INPLACE-LABEL: dgemm.gemm @g4_4096x7168
-// INPLACE-SAME: num_sms = 132, red_max_blocks = 8>
+// INPLACE-SAME: num_sms = 132, red_max_blocks = 8, quad_b = 1>
 // INLONG-LABEL: dgemm.gemm @g4_4096x7168
 // INLONG-SAME: cluster_m = 1,
 // INLONG-SAME: num_sms = 132, in_place_only = 1>
 
 // G4-LABEL: dgemm.gemm @g4_4096x7168
-// G4-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 2, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+// G4-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 2, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, quad_b = 1>
 // SMALL-LABEL: dgemm.gemm @g4_4096x7168
 // SMALL-SAME: stages = 2
 // SMALL-SAME: num_sms = 78
@@ -61,4 +63,4 @@ dgemm.gemm @pinned k_grouped_contiguous nt m = 256 n = 256 k = ? groups = 2
     : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
     config <block_m = 64, block_n = 64, block_k = 128, stages = 3,
             desc_slots = 1, math_warpgroups = 1, cluster_m = 1, cluster_n = 1,
-            swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132, quad_b = 1>

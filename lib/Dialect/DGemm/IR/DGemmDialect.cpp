@@ -57,7 +57,7 @@ toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
                    int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks,
-                   int64_t inPlaceOnly) {
+                   int64_t inPlaceOnly, int64_t quadB) {
   heur::KernelConfig c;
   c.blockM = blockM;
   c.blockN = blockN;
@@ -72,6 +72,7 @@ toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
   c.numSMs = numSMs;
   c.redMaxBlocks = redMaxBlocks;
   c.inPlaceOnly = inPlaceOnly;
+  c.quadB = quadB;
   return c;
 }
 
@@ -80,7 +81,8 @@ heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
       attr.getBlockM(), attr.getBlockN(), attr.getBlockK(), attr.getStages(),
       attr.getDescSlots(), attr.getMathWarpgroups(), attr.getClusterM(),
       attr.getClusterN(), attr.getSwizzleA(), attr.getSwizzleB(),
-      attr.getNumSms(), attr.getRedMaxBlocks(), attr.getInPlaceOnly());
+      attr.getNumSms(), attr.getRedMaxBlocks(), attr.getInPlaceOnly(),
+      attr.getQuadB());
 }
 
 ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
@@ -88,7 +90,7 @@ ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
   return ConfigAttr::get(ctx, c.blockM, c.blockN, c.blockK, c.stages,
                          c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
                          c.swizzleA, c.swizzleB, c.numSMs, c.redMaxBlocks,
-                         c.inPlaceOnly);
+                         c.inPlaceOnly, c.quadB);
 }
 
 LogicalResult
@@ -97,14 +99,15 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
                    int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks,
-                   int64_t inPlaceOnly) {
+                   int64_t inPlaceOnly, int64_t quadB) {
   // The rules live in the heuristics library so that the runtime applies the
   // very same ones to configurations it is handed.
   heur::Target target;
   std::string problem = heur::checkConfig(
       ::toHeuristicsConfig(blockM, blockN, blockK, stages, descSlots,
                            mathWarpgroups, clusterM, clusterN, swizzleA,
-                           swizzleB, numSMs, redMaxBlocks, inPlaceOnly),
+                           swizzleB, numSMs, redMaxBlocks, inPlaceOnly,
+                           quadB),
       target);
   if (!problem.empty())
     return emitError() << "invalid config: " << problem;

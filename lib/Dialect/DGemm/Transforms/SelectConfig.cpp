@@ -44,6 +44,8 @@ struct SelectConfigPass
         config.descSlots = descSlots;
       if (clusterM > 0)
         config.clusterM = clusterM;
+      config.quadB = quadB < 0 ? heur::quadBFits(config, problem.n, target)
+                               : quadB;
       std::string problemText = heur::checkConfig(config, target);
       if (!problemText.empty()) {
         gemm.emitOpError("dgemm-select-config found no valid configuration: ")

@@ -18,7 +18,7 @@
 namespace dgemm {
 namespace runtime {
 
-/// The arguments of one rank-2 or rank-3 cuTensorMapEncodeTiled call.
+/// The arguments of one cuTensorMapEncodeTiled call of rank 2 to 5.
 /// Interleave is always NONE, L2 promotion L2_256B, OOB fill NONE, element
 /// strides all 1.
 struct TensorMapSpec {
@@ -26,11 +26,10 @@ struct TensorMapSpec {
   CUtensorMapDataType dataType = CU_TENSOR_MAP_DATA_TYPE_UINT8;
   void *address = nullptr;
   int rank = 2;
-  cuuint64_t globalDim[3] = {0, 0, 1};
-  /// Byte strides of dimensions 1 and 2 (dimension 0 is packed); the second
-  /// only for rank 3.
-  cuuint64_t globalStride[2] = {0, 0};
-  cuuint32_t boxDim[3] = {0, 0, 1};
+  cuuint64_t globalDim[5] = {0, 0, 1, 1, 1};
+  /// Byte strides of dimensions 1 to rank - 1 (dimension 0 is packed).
+  cuuint64_t globalStride[4] = {0, 0, 0, 0};
+  cuuint32_t boxDim[5] = {0, 0, 1, 1, 1};
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
 };
 

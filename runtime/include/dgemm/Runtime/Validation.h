@@ -87,7 +87,9 @@ uint64_t workspaceBytesFor(int64_t gridX, int descSlots);
 /// red_max_blocks in place and clears in_place_only (0: the register
 /// epilogue), then DGEMM_IN_PLACE_ONLY ("0" or "1") sets in_place_only (1
 /// clears red_max_blocks); both are ignored for calls that are not in place,
-/// which never take those kernels.
+/// which never take those kernels. Quad-ordered B (quad_b) is decided last,
+/// by heuristics::quadBFits on the resulting kernel; DGEMM_QUAD_B=0 turns it
+/// off.
 heuristics::KernelConfig chooseKGroupedConfig(int64_t m, int64_t n,
                                               int numGroups,
                                               const int32_t *ksHost,

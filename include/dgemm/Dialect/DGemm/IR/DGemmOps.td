@@ -116,7 +116,10 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
     most B 128-deep K blocks add their sum to d with `red.global.add` when c
     is d; `in_place_only = 1` (optional, default 0; excludes B > 0) builds a
     kernel that requires c to be d and adds every tile with K blocks to d
-    with `red.global.add`, with no register epilogue. Filled in by `dgemm-select-config` from the shared heuristics
+    with `red.global.add`, with no register epilogue; `quad_b = 1` (optional,
+    default 0) reads B's rows in quad order through a 5-D tensor map, so that
+    each thread's fragment holds 4 consecutive columns per 16 (docs/Kernel.md;
+    N must be a multiple of 16). Filled in by `dgemm-select-config` from the shared heuristics
     library (runtime/heuristics), which the runtime uses too.
   }];
   let parameters = (ins
@@ -125,7 +128,8 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
     "int64_t":$cluster_m, "int64_t":$cluster_n,
     "int64_t":$swizzle_a, "int64_t":$swizzle_b, "int64_t":$num_sms,
     DefaultValuedParameter<"int64_t", "0">:$red_max_blocks,
-    DefaultValuedParameter<"int64_t", "0">:$in_place_only);
+    DefaultValuedParameter<"int64_t", "0">:$in_place_only,
+    DefaultValuedParameter<"int64_t", "0">:$quad_b);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

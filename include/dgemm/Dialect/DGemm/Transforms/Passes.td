@@ -29,7 +29,11 @@ def DGemmSelectConfig : Pass<"dgemm-select-config", "ModuleOp"> {
     Option<"inPlace", "in-place", "bool", "false",
            "Select as the runtime does for calls with c = d: short groups "
            "(see expected-k) then get the reduction epilogue "
-           "(red_max_blocks)">
+           "(red_max_blocks)">,
+    Option<"quadB", "quad-b", "int", "-1",
+           "Quad-ordered B (quad_b): -1 as the heuristics decide for the "
+           "kernel the other options leave, 0 never, 1 always (an error "
+           "where the kernel cannot have it)">
   ];
   let statistics = [
     Statistic<"numSelected", "num-selected", "Configurations chosen">
@@ -187,8 +191,8 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "When c and d are the same tensor (accumulate in place), stage "
            "the tile through shared memory and add it to d with TMA "
            "reduce-add stores (kernels whose shared memory has no room for "
-           "the epilogue buffers keep the register path); otherwise d = c + "
-           "sum is written from registers">,
+           "the epilogue buffers, and those with quad_b = 1, keep the register "
+           "path); otherwise d = c + sum is written from registers">,
     Option<"redEpilogue", "red-epilogue", "bool", "false",
            "When c and d are the same tensor, add each thread's chunks of "
            "the sum to d with red.global.add.v2.f32 (one reduction per "
@@ -206,7 +210,8 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "(neighbouring lanes swap half of their pairs with shuffles, then "
            "red.global.add.v4.f32: half the reduction instructions) or 0 "
            "(4 for kernels without B multicast, 2 with cluster_m = 2: the "
-           "widths measured faster for each)">,
+           "widths measured faster for each). Kernels with quad_b = 1 always "
+           "reduce 16 bytes of their own consecutive columns">,
     Option<"epilogueChunkCols", "epilogue-chunk-cols", "int64_t", "16",
            "Columns each math warpgroup stages per barrier round of the TMA "
            "reduce-add epilogue (8 or 16); its 8 KiB of buffers hold "
@@ -225,12 +230,13 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "TEST ONLY (wrong results unless 1): the promotion reads the sfb "
            "pair of every this-many-th 8-column group from the stage and "
            "reuses it for the groups in between; 0 reads none (sfa stands "
-           "in), to time the promotion with fewer shared-memory scale loads">,
+           "in), to time the promotion with fewer shared-memory scale loads; "
+           "not applied to kernels with quad_b = 1">,
     Option<"sfbVec4", "unsafe-sfb-vec4", "bool", "false",
            "TEST ONLY (wrong results): the promotion reads the sfb values of "
            "two 8-column groups with one 16-byte load from the natural "
            "layout, to time 16-byte scale loads before building the layout "
-           "they need">,
+           "they need; not applied to kernels with quad_b = 1">,
     Option<"mmaSetupBeforeTurn", "mma-setup-before-turn", "bool", "true",
            "Compute a block's WGMMA operand descriptors before the "
            "tensor-core turn's wait (false: after it, at the WGMMAs)">,
@@ -238,7 +244,8 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "Elements per load of c and store of d in the register epilogue: "
            "2 (each thread's own column pairs) or 4 (neighbouring lanes swap "
            "half of their sums with shuffles, then 16-byte loads and "
-           "stores; UNMEASURED: not yet run on a GPU)">,
+           "stores; measured 0-5% slower on the H200). Kernels with quad_b = 1 "
+           "always load and store 16 bytes of their own consecutive columns">,
     Option<"turnPassPending", "turn-pass-pending", "int64_t", "0",
            "WGMMAs of a block (0-3 of its 4) still running when a math "
            "warpgroup hands the tensor-core turn over: each block's last N "

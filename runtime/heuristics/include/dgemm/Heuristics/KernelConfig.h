@@ -55,6 +55,13 @@ struct KernelConfig {
   /// kRedEpilogueTileBlocks blocks, at the tile's start). Excludes
   /// redMaxBlocks > 0. 0: an ordinary kernel.
   int inPlaceOnly = 0;
+  /// Quad-ordered B (1): B's rows reach shared memory through a 5-D tensor
+  /// map in the order 16g + 8h + 2q + c <- 16g + 4q + 2h + c, so that each
+  /// thread's fragment holds 4 consecutive columns per 16: 16-byte sfb loads
+  /// and 16-byte epilogue accesses without shuffles (docs/Kernel.md). Needs
+  /// N % 16 == 0 at launch and blockN % (16 * clusterM) == 0; excludes
+  /// inPlaceOnly. 0: B's rows in order.
+  int quadB = 0;
 
   /// One TMA producer warpgroup plus the math warpgroups.
   int threads() const;
@@ -62,7 +69,8 @@ struct KernelConfig {
   int smemBytes() const;
   /// "dgemm_kgrouped_fp8_1d1d_bm<M>_bn<N>_s<S>_r<R>", plus "_c<cm>x<cn>" only
   /// when a cluster dimension is not 1, plus "_red<B>" only when redMaxBlocks
-  /// is B > 0, plus "_ip" only when inPlaceOnly is 1.
+  /// is B > 0, plus "_ip" only when inPlaceOnly is 1, plus "_q" only when
+  /// quadB is 1.
   std::string entryName() const;
   /// The .meta file of docs/KernelABI.md, one key=value per line.
   std::string toMeta() const;
@@ -104,6 +112,11 @@ int maxStages(int blockM, int blockN, const Target &target);
 /// violated field (by its .meta key) and the rule.
 std::string checkConfig(const KernelConfig &config, const Target &target);
 
+/// Whether `config` with quad-ordered B (KernelConfig::quadB) is what the
+/// heuristics choose for an output N columns wide: N % 16 == 0, not the
+/// in-place kernel, and a width checkConfig accepts with quadB = 1.
+bool quadBFits(const KernelConfig &config, int64_t n, const Target &target);
+
 /// The modelled run time (microseconds) of `config` on `problem`: the largest
 /// per-CTA sum of tile costs under the kernel's round-robin tile schedule.
 /// Exposed so tests and tools can explain a choice.
@@ -122,7 +135,8 @@ inline constexpr int kRedEpilogueTileBlocks = 8;
 /// tiles take it, hold at least as many blocks as the longer groups, whose
 /// tiles do not; otherwise the in-place kernel (inPlaceOnly = 1). Then
 /// cluster_m = 2 (B multicast across CTA pairs) when the m-block count is
-/// even, N >= 4096 and the kernel is not an in-place one.
+/// even, N >= 4096 and the kernel is not an in-place one. Last, quad-ordered
+/// B where quadBFits.
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
 
@@ -131,7 +145,9 @@ KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
 /// 2, then all of those with the reduction epilogue, then every tile shape
 /// as an in-place kernel), followed by the 192-row tiles (three math
 /// warpgroups) that only the DGEMM_BLOCK_M override selects, each in the
-/// three epilogue forms; used to pre-build the kernel bundle.
+/// three epilogue forms, then every one of those but the in-place kernels
+/// with quad-ordered B where checkConfig allows it; used to pre-build the
+/// kernel bundle.
 std::vector<KernelConfig> candidateKGroupedConfigs(const Target &target);
 
 } // namespace heuristics
