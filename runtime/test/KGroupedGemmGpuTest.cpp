@@ -48,6 +48,11 @@ struct GemmCase {
   int inPlaceOnly = -1;
   /// DGEMM_BLOCK_M for this case (0: the heuristics' choice).
   int blockM = 0;
+  /// DGEMM_QUAD_B for this case (-1: the heuristics' choice; 0: B's rows in
+  /// order).
+  int quadB = -1;
+  /// The quad_b the launched kernel must have (-1: not checked).
+  int expectQuadB = -1;
 };
 
 /// Sets an environment variable for one test when `value` >= `minValue` and
@@ -96,13 +101,27 @@ std::vector<GemmCase> gemmCases() {
        {128, 128, 256, 256, 128, 256, 256, 256},
        false},
       {"LargeFourGroups", 4096, 7168, {8192, 8576, 8704, 8832}, false},
+      // Quad-ordered B (N % 16 == 0) with ragged M and a last n-block of 16
+      // columns, through the register epilogue (multicast pairs: 272 columns
+      // do not pair, so also without) and the reduction epilogue; and the
+      // same shapes with B's rows in order.
+      {"QuadRaggedEdges", 388, 272, {128, 256, 0, 1280}, false, 0, -1, -1, 0,
+       -1, 1},
+      {"QuadRaggedEdgesReduction", 388, 272, {128, 256, 0, 384}, true, 0, 8,
+       -1, 0, -1, 1},
+      {"QuadPairedCtas", 512, 4096, {384, 0, 1152}, false, 0, -1, -1, 0, -1,
+       1},
+      {"QuadOffRaggedEdges", 388, 272, {128, 256, 0, 1280}, false, 0, -1, -1,
+       0, 0, 0},
       {"ManySmallGroups", 2048, 768, manySmallGroups(), false},
       // sum(K) * M = 2.2e9 > 2^31: 64-bit offsets everywhere.
       {"SumKTimesMAbove2To31", 8192, 256, {65536, 69632, 67584, 67584}, false},
       {"AllGroupsEmpty", 256, 256, {0, 0, 0}, false},
       // M and N not multiples of any block size.
-      {"RaggedEdges", 388, 260, {128, 256, 0}, true},
-      {"RaggedEdgesSeparateC", 388, 260, {128, 256, 0}, false},
+      // N % 16 != 0: B's rows in order.
+      {"RaggedEdges", 388, 260, {128, 256, 0}, true, 0, -1, -1, 0, -1, 0},
+      {"RaggedEdgesSeparateC", 388, 260, {128, 256, 0}, false, 0, -1, -1, 0,
+       -1, 0},
       // The in-place kernel (chosen: 8 of the 33 K blocks are in groups of
       // at most 8) on the large tiles, with an empty group and a short one.
       {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1152}, true},
@@ -146,10 +165,14 @@ TEST_P(KGroupedGemmTest, MatchesReference) {
   EnvOverride blockM("DGEMM_BLOCK_M", kase.blockM, 1);
   EnvOverride redMaxBlocks("DGEMM_RED_MAX_BLOCKS", kase.redMaxBlocks, 0);
   EnvOverride inPlaceOnly("DGEMM_IN_PLACE_ONLY", kase.inPlaceOnly, 0);
+  EnvOverride quadB("DGEMM_QUAD_B", kase.quadB, 0);
   DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks, kase.inPlace);
   if (kase.blockM > 0)
     ASSERT_EQ(preparedConfig_.blockM, kase.blockM)
         << "DGEMM_BLOCK_M was not applied: " << preparedConfig_.entryName();
+  if (kase.expectQuadB >= 0)
+    ASSERT_EQ(preparedConfig_.quadB, kase.expectQuadB)
+        << preparedConfig_.entryName();
   const uint64_t seed = testSeed();
   HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);
   DeviceProblem dev;
