@@ -48,6 +48,21 @@ Status parse(const std::string &text, KernelMeta &meta) {
   return parseKernelMeta(text, "bundle/x.meta", kEntry, meta);
 }
 
+/// A configuration with `meta`'s tiling keys and every optional key at its
+/// default.
+dgemm::heuristics::KernelConfig tilingOf(const KernelMeta &meta) {
+  dgemm::heuristics::KernelConfig config;
+  config.blockM = meta.blockM;
+  config.blockN = meta.blockN;
+  config.blockK = meta.blockK;
+  config.stages = meta.stages;
+  config.descSlots = meta.descSlots;
+  config.mathWarpgroups = meta.mathWarpgroups;
+  config.clusterM = meta.clusterM;
+  config.clusterN = meta.clusterN;
+  return config;
+}
+
 void expectBad(const std::string &text, const std::string &key,
                const std::string &rule) {
   KernelMeta meta;
@@ -201,15 +216,7 @@ TEST(KernelMetaTest, InPlaceOnlyIsOptionalAndMustMatch) {
   expectBad(goodMeta() + "in_place_only=2\n", "'in_place_only'",
             "must be an integer in [0, 1]");
   // The in-place kernel is not the ordinary one of the same tile.
-  dgemm::heuristics::KernelConfig config;
-  config.blockM = meta.blockM;
-  config.blockN = meta.blockN;
-  config.blockK = meta.blockK;
-  config.stages = meta.stages;
-  config.descSlots = meta.descSlots;
-  config.mathWarpgroups = meta.mathWarpgroups;
-  config.clusterM = meta.clusterM;
-  config.clusterN = meta.clusterN;
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
   Status s = checkMetaMatchesConfig(meta, config, "x.meta");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'in_place_only' is 1"));
@@ -227,15 +234,7 @@ TEST(KernelMetaTest, QuadBIsOptionalAndMustMatch) {
             "must be an integer in [0, 1]");
   // The quad-ordered kernel needs a different map of B: it is not the
   // natural one of the same tile.
-  dgemm::heuristics::KernelConfig config;
-  config.blockM = meta.blockM;
-  config.blockN = meta.blockN;
-  config.blockK = meta.blockK;
-  config.stages = meta.stages;
-  config.descSlots = meta.descSlots;
-  config.mathWarpgroups = meta.mathWarpgroups;
-  config.clusterM = meta.clusterM;
-  config.clusterN = meta.clusterN;
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
   Status s = checkMetaMatchesConfig(meta, config, "x.meta");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'quad_b' is 1"));

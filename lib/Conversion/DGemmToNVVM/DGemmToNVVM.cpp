@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <functional>
+
 namespace mlir::dgemm {
 #define GEN_PASS_DEF_CONVERTDGEMMTONVVM
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h.inc"
@@ -790,25 +792,30 @@ StageScales KernelLowering::stageScales(OpBuilder &b, Location loc,
           fragmentOf(b, loc, tid(b, loc), quadB)};
 }
 
+/// The sfb loads made so far from one stage: pairs by group j, quads by
+/// group pair g.
+struct SfbLoads {
+  DenseMap<int64_t, Value> pairs, quads;
+};
+
 /// The sfb value (c) of tile group `j` from the stage, one load per pair or,
 /// with quad-ordered B rows, per two groups when both lie in [lo, hi);
-/// loads are made once and kept in `loaded`.
+/// each load is made once.
 static Value sfbValue(OpBuilder &b, Location loc, const StageScales &st,
                       int64_t j, int c, int64_t lo, int64_t hi,
-                      DenseMap<int64_t, Value> &loaded) {
+                      SfbLoads &loaded) {
   auto at = [&](Value v, int64_t e) {
     return b.create<LLVM::ExtractElementOp>(
         loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), e));
   };
   int64_t partner = j ^ 1;
   if (st.f.quads && partner >= lo && partner < hi) {
-    int64_t key = -1 - j / 2;
-    Value &quad = loaded[key];
+    Value &quad = loaded.quads[j / 2];
     if (!quad)
       quad = st.sfbQuadOf(b, loc, j / 2);
     return at(quad, 2 * (j % 2) + c);
   }
-  Value &pair = loaded[j];
+  Value &pair = loaded.pairs[j];
   if (!pair)
     pair = st.sfbPairOf(b, loc, j);
   return at(pair, c);
@@ -825,7 +832,7 @@ void KernelLowering::lowerLoadScales(LoadScalesOp op) {
                                              i32(b, loc, i));
   int64_t j0 = op.getColOffset() / 8;
   int64_t groups = (cast<VectorType>(op.getScales().getType()).getNumElements() - 2) / 2;
-  DenseMap<int64_t, Value> loaded;
+  SfbLoads loaded;
   for (int64_t j = 0; j < groups; ++j)
     for (int c = 0; c < 2; ++c) {
       Value v = sfbValue(b, loc, st, j0 + j, c, j0, j0 + groups, loaded);
@@ -871,7 +878,7 @@ void KernelLowering::lowerPromote(PromoteOp op) {
   if (op.getStage())
     st = stageScales(b, loc, op.getStage());
   Value pair, quad, sa0, sa1;
-  DenseMap<int64_t, Value> loaded;
+  SfbLoads loaded;
   // The groups whose sfb values come from the stage: the slice's groups
   // after those held in registers (a quad load needs both of its groups
   // there).
@@ -1276,99 +1283,99 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
         t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
         .getResult();
   };
-  auto batchedQuads = [&](OpBuilder &t, bool guarded) {
+  // d = c + sum over the thread's chunks of `width` floats: every load of c
+  // first (their latencies overlap; out of range, a guarded chunk loads
+  // element 0), then per chunk the add and the store, guarded by `ok`. The
+  // chunk's offset, bound and sum are built in that order; a sum that
+  // shuffles between lanes is built before the guard, so that every lane
+  // takes part.
+  struct Chunk {
+    std::function<Value(OpBuilder &)> offset, inBounds, sum;
+  };
+  auto addChunks = [&](OpBuilder &t, bool guarded, int64_t width,
+                       int64_t count, function_ref<Chunk(int64_t)> chunkAt,
+                       bool sumBeforeGuard) {
     Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
-    auto v4 = VectorType::get({4}, f32);
+    auto vt = VectorType::get({width}, f32);
+    unsigned align = 4 * width;
     SmallVector<Value> offs, oks, cs;
-    for (int i = 0; i < 2; ++i) {
-      Value first = quadRowOffset(t, i);
-      for (int64_t g = 0; g < n / 16; ++g) {
-        Value off = t.create<arith::AddIOp>(
-            loc, first,
-            t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 16 * g));
-        Value loadOff = off;
-        if (guarded) {
-          oks.push_back(quadInBounds(t, i, g));
-          loadOff = t.create<arith::SelectOp>(loc, oks.back(), off, zero64);
-        }
-        offs.push_back(off);
-        cs.push_back(t.create<LLVM::LoadOp>(
-            loc, v4, ptrAt(t, KernelOp::PtrC, loadOff), /*align=*/16));
+    for (int64_t k = 0; k < count; ++k) {
+      Chunk chunk = chunkAt(k);
+      Value off = chunk.offset(t);
+      Value loadOff = off;
+      if (guarded) {
+        oks.push_back(chunk.inBounds(t));
+        loadOff = t.create<arith::SelectOp>(loc, oks.back(), off, zero64);
       }
+      offs.push_back(off);
+      cs.push_back(t.create<LLVM::LoadOp>(
+          loc, vt, ptrAt(t, KernelOp::PtrC, loadOff), align));
     }
-    int64_t k = 0;
-    for (int i = 0; i < 2; ++i)
-      for (int64_t g = 0; g < n / 16; ++g, ++k) {
-        OpBuilder sb = t;
-        if (guarded)
-          sb = t.create<scf::IfOp>(loc, oks[k], /*withElseRegion=*/false)
-                   .getThenBodyBuilder();
-        sb.create<LLVM::StoreOp>(
-            loc, sb.create<LLVM::FAddOp>(loc, cs[k], quadOf(sb, i, g)),
-            ptrAt(sb, KernelOp::PtrD, offs[k]), /*align=*/16);
-      }
+    for (int64_t k = 0; k < count; ++k) {
+      Chunk chunk = chunkAt(k);
+      Value out = sumBeforeGuard ? chunk.sum(t) : Value();
+      OpBuilder sb = t;
+      if (guarded)
+        sb = t.create<scf::IfOp>(loc, oks[k], /*withElseRegion=*/false)
+                 .getThenBodyBuilder();
+      if (!out)
+        out = chunk.sum(sb);
+      sb.create<LLVM::StoreOp>(loc, sb.create<LLVM::FAddOp>(loc, cs[k], out),
+                               ptrAt(sb, KernelOp::PtrD, offs[k]), align);
+    }
+  };
+  // Quad-ordered B: chunk (i, g) is row half i's 4 columns col0 + 16g.
+  auto batchedQuads = [&](OpBuilder &t, bool guarded) {
+    Value first[2];
+    int64_t pairs = n / 16;
+    addChunks(
+        t, guarded, 4, 2 * pairs,
+        [&](int64_t k) -> Chunk {
+          int i = int(k / pairs);
+          int64_t g = k % pairs;
+          return {[&, i, g](OpBuilder &bb) -> Value {
+                    if (g == 0)
+                      first[i] = quadRowOffset(bb, i);
+                    return bb.create<arith::AddIOp>(
+                        loc, first[i],
+                        bb.create<arith::ConstantIntOp>(loc, bb.getI64Type(),
+                                                        16 * g));
+                  },
+                  [&, i, g](OpBuilder &bb) { return quadInBounds(bb, i, g); },
+                  [&, i, g](OpBuilder &bb) { return quadOf(bb, i, g); }};
+        },
+        /*sumBeforeGuard=*/false);
   };
   // epilogue-vector-width = 4: all 16-byte loads of c first (their latencies
   // overlap), then per 8-column group the swap, the add and the store, so
   // that no more than the sums and the loaded c are live at once.
   auto batchedWide = [&](OpBuilder &t, bool guarded) {
     QuadPairRows q = quadPairRows(t);
-    Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
-    auto v4 = VectorType::get({4}, f32);
-    SmallVector<Value> offs, oks, cs;
-    for (int64_t j = 0; j < n / 8; ++j) {
-      Value off = wideOffset(t, q, j);
-      Value loadOff = off;
-      if (guarded) {
-        oks.push_back(wideInBounds(t, q, j));
-        loadOff = t.create<arith::SelectOp>(loc, oks.back(), off, zero64);
-      }
-      offs.push_back(off);
-      cs.push_back(t.create<LLVM::LoadOp>(
-          loc, v4, ptrAt(t, KernelOp::PtrC, loadOff), /*align=*/16));
-    }
-    for (int64_t j = 0; j < n / 8; ++j) {
-      Value out = swapped(t, q, j);
-      OpBuilder sb = t;
-      if (guarded)
-        sb = t.create<scf::IfOp>(loc, oks[j], /*withElseRegion=*/false)
-                 .getThenBodyBuilder();
-      sb.create<LLVM::StoreOp>(loc, sb.create<LLVM::FAddOp>(loc, cs[j], out),
-                               ptrAt(sb, KernelOp::PtrD, offs[j]),
-                               /*align=*/16);
-    }
+    addChunks(
+        t, guarded, 4, n / 8,
+        [&](int64_t j) -> Chunk {
+          return {[&, j](OpBuilder &bb) { return wideOffset(bb, q, j); },
+                  [&, j](OpBuilder &bb) { return wideInBounds(bb, q, j); },
+                  [&, j](OpBuilder &bb) { return swapped(bb, q, j); }};
+        },
+        /*sumBeforeGuard=*/true);
   };
   auto batched = [&](OpBuilder &t, bool guarded) {
     if (quadB)
       return batchedQuads(t, guarded);
     if (epilogueVectorWidth == 4)
       return batchedWide(t, guarded);
-    SmallVector<Value> offs, oks, cs;
-    Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
-    for (int i = 0; i < 2; ++i)
-      for (int64_t j = 0; j < n / 8; ++j) {
-        Value off = offsetOf(t, i, j);
-        Value loadOff = off;
-        if (guarded) {
-          oks.push_back(inBounds(t, i, j));
-          loadOff = t.create<arith::SelectOp>(loc, oks.back(), off, zero64);
-        }
-        offs.push_back(off);
-        cs.push_back(t.create<LLVM::LoadOp>(
-            loc, v2, ptrAt(t, KernelOp::PtrC, loadOff), /*align=*/8));
-      }
-    int k = 0;
-    for (int i = 0; i < 2; ++i)
-      for (int64_t j = 0; j < n / 8; ++j, ++k) {
-        OpBuilder sb = t;
-        if (guarded) {
-          auto ifOk = t.create<scf::IfOp>(loc, oks[k], /*withElseRegion=*/false);
-          sb = ifOk.getThenBodyBuilder();
-        }
-        sb.create<LLVM::StoreOp>(
-            loc, sb.create<LLVM::FAddOp>(loc, cs[k], mine(sb, i, j)),
-            ptrAt(sb, KernelOp::PtrD, offs[k]), /*align=*/8);
-      }
+    int64_t groups = n / 8;
+    addChunks(
+        t, guarded, 2, 2 * groups,
+        [&](int64_t k) -> Chunk {
+          int i = int(k / groups);
+          int64_t j = k % groups;
+          return {[&, i, j](OpBuilder &bb) { return offsetOf(bb, i, j); },
+                  [&, i, j](OpBuilder &bb) { return inBounds(bb, i, j); },
+                  [&, i, j](OpBuilder &bb) { return mine(bb, i, j); }};
+        },
+        /*sumBeforeGuard=*/false);
   };
   // Whether c and d are the same tensor (accumulate in place).
   auto inPlaceCond = [&]() -> Value {

@@ -46,6 +46,15 @@ struct SelectConfigPass
         config.clusterM = clusterM;
       config.quadB = quadB < 0 ? heur::quadBFits(config, problem.n, target)
                                : quadB;
+      // The rank-5 map of B has whole 16-row groups (a dynamic N is
+      // checked by the runtime at launch).
+      if (config.quadB && !ShapedType::isDynamic(gemm.getN()) &&
+          gemm.getN() % 16 != 0) {
+        gemm.emitOpError("dgemm-select-config: quad-b=1 needs N to be a "
+                         "multiple of 16, got ")
+            << gemm.getN();
+        return WalkResult::interrupt();
+      }
       std::string problemText = heur::checkConfig(config, target);
       if (!problemText.empty()) {
         gemm.emitOpError("dgemm-select-config found no valid configuration: ")
