@@ -763,7 +763,8 @@ struct StageScales {
                 VectorType::get({4}, b.getF32Type()), 16);
   }
   /// unsafe-sfb-vec4 (timing only): 16 bytes of group j's sfb values, at the
-  /// 16-byte boundary below the thread's pair.
+  /// 16-byte boundary below the thread's pair (the caller reuses them for
+  /// group j + 1).
   Value sfbAlignedQuadOf(OpBuilder &b, Location loc, int64_t j) const {
     Value aligned = b.create<arith::AndIOp>(
         loc, f.colInTile,

@@ -233,10 +233,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "in), to time the promotion with fewer shared-memory scale loads; "
            "not applied to kernels with quad_b = 1">,
     Option<"sfbVec4", "unsafe-sfb-vec4", "bool", "false",
-           "TEST ONLY (wrong results): the promotion reads the sfb values of "
-           "two 8-column groups with one 16-byte load from the natural "
-           "layout, to time 16-byte scale loads before building the layout "
-           "they need; not applied to kernels with quad_b = 1">,
+           "TEST ONLY (wrong results): for every second 8-column group the "
+           "promotion reads 16 bytes of that group's sfb values at the "
+           "16-byte boundary below the thread's pair and uses them for that "
+           "group and the next (half the distinct values, in half the "
+           "loads); not applied to kernels with quad_b = 1">,
     Option<"mmaSetupBeforeTurn", "mma-setup-before-turn", "bool", "true",
            "Compute a block's WGMMA operand descriptors before the "
            "tensor-core turn's wait (false: after it, at the WGMMAs)">,
