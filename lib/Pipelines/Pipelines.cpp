@@ -55,6 +55,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.epilogueVectorWidth = options.epilogueVectorWidth;
   convert.mmaSetupBeforeTurn = options.mmaSetupBeforeTurn;
   convert.unscaledPromotion = options.unscaledPromotion;
+  convert.skipEpilogue = options.skipEpilogue;
   convert.sfbStride = options.sfbStride;
   convert.sfbVec4 = options.sfbVec4;
   convert.uniformWarpgroup = options.uniformWarpgroup;

@@ -102,6 +102,9 @@ struct DGemmPipelineOptions
   Option<bool> unscaledPromotion{
       *this, "unsafe-unscaled-promotion",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
+  Option<bool> skipEpilogue{
+      *this, "unsafe-skip-epilogue",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
   Option<int64_t> sfbStride{
       *this, "unsafe-sfb-stride",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(1)};

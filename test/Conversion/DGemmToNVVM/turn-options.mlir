@@ -2,8 +2,8 @@
 // uniform-warpgroup are on by default), move the tensor-core turn's hand-over or time the kernel
 // without the promotion's cost. All are off by default and measured slower
 // (turn-pass-pending, wait-before-turn) or wrong by design
-// (unsafe-unscaled-promotion, unsafe-sfb-stride, unsafe-sfb-vec4);
-// bench/NOTES.md, sections 8 and 11.
+// (unsafe-unscaled-promotion, unsafe-sfb-stride, unsafe-sfb-vec4,
+// unsafe-skip-epilogue); bench/NOTES.md, sections 8, 11 and 13.
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PEND1
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=2 --canonicalize | FileCheck %s --check-prefix=PEND2
 // RUN: sed 's/block_n = 192, block_k = 128, stages = 5/block_n = 128, block_k = 128, stages = 6/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PENDPAIR
@@ -19,6 +19,8 @@
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-sfb-stride=0 --canonicalize | FileCheck %s --check-prefix=SFB0
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-sfb-vec4 --canonicalize | FileCheck %s --check-prefix=SFB4
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=UNIFORM
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-skip-epilogue --canonicalize | FileCheck %s --check-prefix=SKIPEPI
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=WITHEPI
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=uniform-warpgroup=false --canonicalize | FileCheck %s --check-prefix=PERTHREAD
 
 dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
@@ -142,3 +144,18 @@ dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
 // SFB4-COUNT-12: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // SFB4-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> vector<{{[24]}}xf32>
 // SFB4: nvvm.fence.proxy
+
+// unsafe-skip-epilogue (timing only, wrong results): after the block loop
+// the epilogue (c loads, d stores) sits behind a test of the workspace
+// pointer (argument 10) against null, which the runtime never passes, so the
+// sums stay live but are never written.
+// SKIPEPI: scf.yield {{.*}} : i32, vector<96xf32>
+// SKIPEPI-NEXT: }
+// SKIPEPI-NEXT: %[[WS:.*]] = llvm.ptrtoint %arg10 : !llvm.ptr<1> to i64
+// SKIPEPI-NEXT: %[[NULL:.*]] = arith.cmpi eq, %[[WS]], %{{.*}} : i64
+// SKIPEPI-NEXT: scf.if %[[NULL]] {
+// SKIPEPI: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>
+// WITHEPI: scf.yield {{.*}} : i32, vector<96xf32>
+// WITHEPI-NEXT: }
+// WITHEPI-NOT: llvm.ptrtoint %arg10
+// WITHEPI: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>

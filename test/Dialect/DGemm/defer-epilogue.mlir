@@ -9,8 +9,10 @@
 // to 8 blocks, issues its first block's WGMMAs, runs the pending epilogue
 // while they work (no region around it, so dgemm-place-sync keeps the
 // WGMMAs in flight across it and waits for them after it), then promotes
-// into fresh sums; the block loop covers blocks 1 onwards. The last tile's
-// epilogue follows the tile loop. dgemm-verify-sync accepts the schedule.
+// into fresh sums; the block loop covers blocks 1 onwards. The turn passes
+// right after the first block's issue, before the pending epilogue, so the
+// other warpgroup's WGMMAs run during it too. The last tile's epilogue
+// follows the tile loop. dgemm-verify-sync accepts the schedule.
 // CHECK: dgemm.turn start
 // CHECK: %[[TILES:.+]]:6 = scf.for {{.+}} iter_args(%{{.+}} = %c0_i32, %[[PG:.+]] = %c0_i32_{{[0-9]+}}, %[[PM:.+]] = %c0_i32_{{[0-9]+}}, %[[PN:.+]] = %c0_i32_{{[0-9]+}}, %[[PB:.+]] = %c0_i32_{{[0-9]+}}, %[[PS:.+]] = %cst) -> (i32, i32, i32, i32, i32, vector<96xf32>)
 // CHECK: dgemm.prefetch_c group(%{{.+}}) tile(%{{.+}}, %{{.+}}) if(%{{.+}})
@@ -18,10 +20,11 @@
 // CHECK: dgemm.turn wait
 // CHECK-NEXT: dgemm.wait full
 // CHECK-NEXT: %[[F:.+]] = dgemm.mma stage
+// CHECK-NEXT: dgemm.turn pass{{$}}
 // CHECK-NEXT: dgemm.epilogue %[[PS]] group(%[[PG]]) tile(%[[PM]], %[[PN]]) blocks(%[[PB]]) : vector<96xf32>
-// CHECK-NEXT: dgemm.mma.wait
-// CHECK-NEXT: dgemm.turn pass(%[[F]] : vector<96xf32>)
-// CHECK: dgemm.promote %[[F]] into %cst
+// CHECK-NOT: dgemm.turn
+// CHECK: dgemm.mma.wait
+// CHECK-NEXT: dgemm.promote %[[F]] into %cst
 // CHECK: scf.for %{{.+}} = %c1_i32{{.*}} to
 // CHECK: dgemm.turn finish
 // CHECK-NEXT: dgemm.epilogue %[[TILES]]#5 group(%[[TILES]]#1) tile(%[[TILES]]#2, %[[TILES]]#3) blocks(%[[TILES]]#4) : vector<96xf32>

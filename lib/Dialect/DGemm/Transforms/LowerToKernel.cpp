@@ -478,17 +478,21 @@ private:
       for (int64_t j = 0; j < per; ++j)
         for (auto [i, t] : llvm::enumerate(accTypes))
           accs[j].push_back(b.create<MmaOp>(loc, t, stages[j], offsets[i]));
-      if (afterIssue)
-        afterIssue();
-      if (!scalesBeforeMma)
-        loadScales();
       // The turn is handed over once the first block's WGMMAs completed:
       // the other warpgroup's then queue behind this one's later blocks.
       // Three math warpgroups hand it over right after issuing: each
       // promotion then has the other two warpgroups' WGMMAs to hide behind
       // (2-5% faster than after completion on the H200, bench/NOTES.md).
+      // So does a block with work after its issue (the deferred epilogue),
+      // before that work, so that the other warpgroup's WGMMAs run during it.
       bool passEarly = passAfterIssue || config.getMathWarpgroups() > 2;
-      if (alternate)
+      if (alternate && afterIssue)
+        b.create<TurnOp>(loc, TurnAction::pass, ValueRange{});
+      if (afterIssue)
+        afterIssue();
+      if (!scalesBeforeMma)
+        loadScales();
+      if (alternate && !afterIssue)
         b.create<TurnOp>(loc, TurnAction::pass,
                          passEarly ? ValueRange{} : ValueRange(accs[0]));
       // reload-sfa-after-turn: a slice whose scales are all held takes its

@@ -91,8 +91,9 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
     Option<"deferEpilogue", "defer-epilogue", "bool", "false",
            "In-place kernels with one block per turn: each tile's epilogue "
            "runs in the next tile with K blocks, right after that tile's "
-           "first WGMMAs are issued, so that it overlaps them (the last "
-           "tile's after the tile loop); c is prefetched at the tile's "
+           "first WGMMAs are issued and the tensor-core turn is handed "
+           "over, so that it overlaps them and the other warpgroup's (the "
+           "last tile's after the tile loop); c is prefetched at the tile's "
            "start for tiles of at most 8 blocks">,
     Option<"reloadSfaAfterTurn", "reload-sfa-after-turn", "bool", "false",
            "With the scales held in registers and tensor-core turns: read "
@@ -226,6 +227,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "TEST ONLY (wrong results): the promotion adds the fragment to "
            "the sum without the scales (no scale loads, no products), to "
            "time the kernel without the promotion's cost">,
+    Option<"skipEpilogue", "unsafe-skip-epilogue", "bool", "false",
+           "TEST ONLY (wrong results): every tile's epilogue runs only when "
+           "the workspace pointer is null, which the runtime never passes, "
+           "so the sums are computed but never written, to time the kernel "
+           "without the epilogue's cost">,
     Option<"sfbStride", "unsafe-sfb-stride", "int64_t", "1",
            "TEST ONLY (wrong results unless 1): the promotion reads the sfb "
            "pair of every this-many-th 8-column group from the stage and "
