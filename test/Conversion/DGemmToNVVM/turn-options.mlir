@@ -3,7 +3,7 @@
 // without the promotion's cost. All are off by default and measured slower
 // (turn-pass-pending, wait-before-turn) or wrong by design
 // (unsafe-unscaled-promotion, unsafe-sfb-stride, unsafe-sfb-vec4,
-// unsafe-skip-epilogue); bench/NOTES.md, sections 8, 11 and 13.
+// unsafe-skip-epilogue); bench/NOTES.md, sections 8, 11, 13 and 14.
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PEND1
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=2 --canonicalize | FileCheck %s --check-prefix=PEND2
 // RUN: sed 's/block_n = 192, block_k = 128, stages = 5/block_n = 128, block_k = 128, stages = 6/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=turn-pass-pending=1 --canonicalize | FileCheck %s --check-prefix=PENDPAIR
