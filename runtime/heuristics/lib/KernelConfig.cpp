@@ -343,10 +343,10 @@ bool dgemm::heuristics::quadBFits(const KernelConfig &config, int64_t n,
   // reduction epilogue 4-5% (16-byte accesses without shuffles), but the
   // in-place kernel's block loop 2-7% slower (the 5-D B box, bench/NOTES.md
   // section 12), so that one keeps B in order.
+  // checkConfig holds the rules (the width, and no in-place kernel).
   KernelConfig quad = config;
   quad.quadB = 1;
-  return n % 16 == 0 && !config.inPlaceOnly &&
-         checkConfig(quad, target).empty();
+  return n % 16 == 0 && checkConfig(quad, target).empty();
 }
 
 /// One candidate per tile shape, without multicast, in preference order.
@@ -455,12 +455,13 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
     candidates.push_back(inPlace);
   }
   // Then every kernel with a register or reduction epilogue again with
-  // quad-ordered B, where its width allows (quadBFits).
+  // quad-ordered B, where checkConfig allows it (its width; never the
+  // in-place kernel), as quadBFits decides.
   size_t natural = candidates.size();
   for (size_t i = 0; i < natural; ++i) {
     KernelConfig quad = candidates[i];
     quad.quadB = 1;
-    if (!quad.inPlaceOnly && checkConfig(quad, target).empty())
+    if (checkConfig(quad, target).empty())
       candidates.push_back(quad);
   }
   return candidates;
