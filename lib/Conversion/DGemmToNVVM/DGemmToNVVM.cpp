@@ -72,7 +72,8 @@ public:
                  int64_t turnPassPending, bool unscaledPromotion,
                  bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth,
                  bool inPlaceOnly, bool uniformWarpgroup, int64_t sfbStride,
-                 bool sfbVec4, bool quadB, bool skipEpilogue)
+                 bool sfbVec4, bool quadB, bool skipEpilogue,
+                 bool epilogueWarps)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -85,7 +86,8 @@ public:
         mmaSetupBeforeTurn(mmaSetupBeforeTurn),
         epilogueVectorWidth(epilogueVectorWidth), inPlaceOnly(inPlaceOnly),
         uniformWarpgroup(uniformWarpgroup), sfbStride(sfbStride),
-        sfbVec4(sfbVec4), quadB(quadB), skipEpilogue(skipEpilogue) {}
+        sfbVec4(sfbVec4), quadB(quadB), skipEpilogue(skipEpilogue),
+        epilogueWarps(epilogueWarps) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -216,6 +218,25 @@ private:
                     Value nBlock);
   void reduceEpilogue(OpBuilder &b, Location loc, EpilogueOp op,
                       function_ref<Value(OpBuilder &, int, int64_t)> mine);
+  void parkEpilogue(EpilogueOp op);
+  void epilogueWorkers(OpBuilder &b, Location loc);
+  /// The parked tile (epilogue-warps) and its two mbarriers.
+  int64_t parkBytes() const { return config.getBlockM() * config.getBlockN() * 4; }
+  int64_t parkBase() const { return layout.stagingBase; }
+  Value parkBarrier(OpBuilder &b, Location loc, bool full) {
+    return smemAt(b, loc, i32(b, loc, parkBase() + parkBytes() + (full ? 0 : 8)));
+  }
+  /// Threads of the producer warpgroup (from thread 32 on) that reduce a
+  /// parked tile: rows of block_n / 4 16-byte units, as many rows at a time
+  /// as a power of two of them fit in the three spare warps.
+  int64_t parkWorkers() const {
+    int64_t units = config.getBlockN() / 4, rows = 1;
+    while (2 * rows * units <= 96)
+      rows *= 2;
+    return rows * units;
+  }
+  /// (M tiles, N tiles) of the problem.
+  std::pair<Value, Value> tileCounts(OpBuilder &b, Location loc);
 
   LLVM::LLVMFuncOp func;
   ConfigAttr config;
@@ -243,6 +264,10 @@ private:
   /// unsafe-skip-epilogue (timing only): epilogues behind a null-workspace
   /// test.
   bool skipEpilogue;
+  /// epilogue-warps: the math warpgroups park each tile's sums in shared
+  /// memory and the producer warpgroup's three spare warps reduce them into
+  /// d while the next tile runs (in-place kernels).
+  bool epilogueWarps;
   /// The math warpgroup index broadcast from lane 0 (uniform-warpgroup).
   Value uniformWg;
   /// Math-role releases: one arrive per warp (else per thread), following
@@ -1123,6 +1148,10 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
         /*withElseRegion=*/false);
     op->moveBefore(never.thenBlock()->getTerminator());
   }
+  if (epilogueWarps && !op.getBlocks()) {
+    parkEpilogue(op);
+    return;
+  }
   OpBuilder b(op);
   Location loc = op.getLoc();
   int64_t n = config.getBlockN();
@@ -1698,6 +1727,234 @@ void KernelLowering::reduceEpilogue(
   }
 }
 
+std::pair<Value, Value> KernelLowering::tileCounts(OpBuilder &b,
+                                                   Location loc) {
+  auto ceilDiv = [&](Value v, int64_t d) {
+    return b
+        .create<arith::DivUIOp>(
+            loc, b.create<arith::AddIOp>(loc, v, i32(b, loc, d - 1)),
+            i32(b, loc, d))
+        .getResult();
+  };
+  return {ceilDiv(arg(KernelOp::DimM), config.getBlockM()),
+          ceilDiv(arg(KernelOp::DimN), config.getBlockN())};
+}
+
+/// epilogue-warps, math side: once the previous parked tile has been taken
+/// (the park's empty barrier), the warpgroups write their sums into the park,
+/// a row-major FP32 tile whose 16-byte units are XOR-swizzled with the row
+/// (unit u of row r sits at (u & ~7) | ((u & 7) ^ (r & 7))), and arrive on
+/// its full barrier. The phase is the tile's position in this CTA's walk.
+void KernelLowering::parkEpilogue(EpilogueOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto c = [&](int64_t v) { return i32(b, loc, v); };
+  int64_t n = config.getBlockN(), rowBytes = 4 * n;
+  auto [mTiles, nTiles] = tileCounts(b, loc);
+  Value linear = b.create<arith::AddIOp>(
+      loc,
+      b.create<arith::MulIOp>(
+          loc,
+          b.create<arith::AddIOp>(
+              loc, b.create<arith::MulIOp>(loc, op.getGroup(), mTiles),
+              op.getMBlock()),
+          nTiles),
+      op.getNBlock());
+  Value cta = b.create<NVVM::BlockIdXOp>(loc, b.getI32Type());
+  Value grid = b.create<NVVM::GridDimXOp>(loc, b.getI32Type());
+  Value count = b.create<arith::DivUIOp>(
+      loc, b.create<arith::SubIOp>(loc, linear, cta), grid);
+  Value parity = b.create<arith::XOrIOp>(
+      loc, b.create<arith::AndIOp>(loc, count, c(1)), c(1));
+  waitParity(b, loc, parkBarrier(b, loc, /*full=*/false), parity);
+
+  Value t = tid(b, loc);
+  Fragment f = fragmentOf(b, loc, t, /*quads=*/false);
+  Value lane = b.create<arith::RemUIOp>(loc, t, c(32));
+  Value q = b.create<arith::AndIOp>(loc, lane, c(3));
+  Value r7 = b.create<arith::AndIOp>(loc, f.rowInTile, c(7));
+  Value rowByte = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, f.rowInTile, c(rowBytes)),
+      c(parkBase()));
+  rowByte = b.create<arith::AddIOp>(
+      loc, rowByte,
+      b.create<arith::MulIOp>(loc, b.create<arith::AndIOp>(loc, q, c(1)),
+                              c(8)));
+  Value qHalf = b.create<arith::ShRUIOp>(loc, q, c(1));
+  Value offs[4];
+  for (int k = 0; k < 4; ++k) {
+    Value unit = b.create<arith::XOrIOp>(
+        loc, b.create<arith::AddIOp>(loc, qHalf, c(2 * k)), r7);
+    offs[k] = b.create<arith::AddIOp>(
+        loc, rowByte, b.create<arith::MulIOp>(loc, unit, c(16)));
+  }
+  SmallVector<std::pair<Value, int64_t>> groupAt;
+  for (Value sum : op.getSums())
+    for (int64_t jj = 0;
+         jj < cast<VectorType>(sum.getType()).getNumElements() / 4; ++jj)
+      groupAt.push_back({sum, jj});
+  auto v2 = VectorType::get({2}, b.getF32Type());
+  for (int i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < n / 8; ++j) {
+      auto [sum, jj] = groupAt[j];
+      Value v = b.create<LLVM::UndefOp>(loc, v2);
+      for (int e = 0; e < 2; ++e)
+        v = b.create<LLVM::InsertElementOp>(
+            loc, v,
+            b.create<LLVM::ExtractElementOp>(loc, sum, c(jj * 4 + i * 2 + e)),
+            c(e));
+      Value at = b.create<arith::AddIOp>(
+          loc, offs[j % 4], c(8 * i * rowBytes + 128 * (j / 4)));
+      b.create<LLVM::StoreOp>(loc, v, smemAt(b, loc, at), /*alignment=*/8);
+    }
+  b.create<NVVM::MBarrierArriveOp>(loc, Type(),
+                                   parkBarrier(b, loc, /*full=*/true), Value(),
+                                   NVVM::MemScopeKind::CTA, /*relaxed=*/false);
+  op.erase();
+}
+
+/// epilogue-warps, worker side (warps 1-3 of the producer warpgroup): walk
+/// this CTA's tiles as the math warpgroups do; for each, wait for its parked
+/// sums, add those of a tile with K blocks to d with 16-byte reductions
+/// (thread w of 96 takes unit w % U of rows w / U, w / U + 96 / U, ..., U =
+/// block_n / 4 units per row), and hand the park back.
+void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
+  auto c = [&](int64_t v) { return i32(b, loc, v); };
+  int64_t n = config.getBlockN(), rowBytes = 4 * n, units = n / 4;
+  int64_t rowsPer = parkWorkers() / units;
+  // The swizzle repeats every 8 rows: unrolled steps see the same pattern.
+  int64_t unroll = std::max<int64_t>(4, 8 / rowsPer);
+  int64_t rowsPerStep = rowsPer * unroll, steps = config.getBlockM() / rowsPerStep;
+  Value wt = b.create<arith::SubIOp>(loc, tid(b, loc), c(32));
+  Value u = b.create<arith::RemUIOp>(loc, wt, c(units));
+  Value h = b.create<arith::DivUIOp>(loc, wt, c(units));
+  Value uHigh = b.create<arith::AndIOp>(loc, u, c(~int64_t(7)));
+  Value uLow = b.create<arith::AndIOp>(loc, u, c(7));
+  Value smemOff[8];
+  for (int64_t k = 0; k < unroll; ++k) {
+    Value r = b.create<arith::AddIOp>(loc, h, c(k * rowsPer));
+    Value unit = b.create<arith::OrIOp>(
+        loc, uHigh,
+        b.create<arith::XOrIOp>(loc, uLow,
+                                b.create<arith::AndIOp>(loc, r, c(7))));
+    smemOff[k] = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::AddIOp>(
+            loc, b.create<arith::MulIOp>(loc, r, c(rowBytes)),
+            b.create<arith::MulIOp>(loc, unit, c(16))),
+        c(parkBase()));
+  }
+  Value m = arg(KernelOp::DimM), nDim = arg(KernelOp::DimN);
+  auto [mTiles, nTiles] = tileCounts(b, loc);
+  Value perGroup = b.create<arith::MulIOp>(loc, mTiles, nTiles);
+  Value total =
+      b.create<arith::MulIOp>(loc, perGroup, arg(KernelOp::NumGroups));
+  Value cta = b.create<NVVM::BlockIdXOp>(loc, b.getI32Type());
+  Value grid = b.create<NVVM::GridDimXOp>(loc, b.getI32Type());
+  auto ext = [&](OpBuilder &bb, Value v) {
+    return bb.create<arith::ExtUIOp>(loc, bb.getI64Type(), v).getResult();
+  };
+  auto tiles = b.create<scf::ForOp>(loc, cta, total, grid, ValueRange{c(0)});
+  {
+    OpBuilder lb = OpBuilder::atBlockBegin(tiles.getBody());
+    Value tile = tiles.getInductionVar(), count = tiles.getRegionIterArg(0);
+    Value group = lb.create<arith::DivUIOp>(loc, tile, perGroup);
+    Value rem = lb.create<arith::RemUIOp>(loc, tile, perGroup);
+    Value mBase = lb.create<arith::MulIOp>(
+        loc, lb.create<arith::DivUIOp>(loc, rem, nTiles),
+        i32(lb, loc, config.getBlockM()));
+    Value nBase = lb.create<arith::MulIOp>(
+        loc, lb.create<arith::RemUIOp>(loc, rem, nTiles), i32(lb, loc, n));
+    Value kPtr = lb.create<LLVM::GEPOp>(loc, globalPtr(), lb.getI32Type(),
+                                        arg(KernelOp::PtrKs), ValueRange{group});
+    Value k = lb.create<LLVM::LoadOp>(loc, lb.getI32Type(), kPtr);
+    Value blocks = lb.create<arith::DivUIOp>(loc, k, i32(lb, loc, 128));
+    waitParity(lb, loc, parkBarrier(lb, loc, /*full=*/true),
+               lb.create<arith::AndIOp>(loc, count, i32(lb, loc, 1)));
+    auto any = lb.create<scf::IfOp>(
+        loc,
+        lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, blocks,
+                                 i32(lb, loc, 0)),
+        /*withElse=*/false);
+    {
+      OpBuilder ab = any.getThenBodyBuilder();
+      Value col = ab.create<arith::AddIOp>(
+          loc, nBase, ab.create<arith::MulIOp>(loc, u, i32(ab, loc, 4)));
+      Value colOk =
+          ab.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim);
+      Value rowsLeft = ab.create<arith::SubIOp>(loc, m, mBase);
+      Value first = ab.create<arith::AddIOp>(
+          loc,
+          ab.create<arith::MulIOp>(
+              loc,
+              ab.create<arith::AddIOp>(
+                  loc,
+                  ab.create<arith::MulIOp>(loc, ext(ab, group), ext(ab, m)),
+                  ext(ab, ab.create<arith::AddIOp>(loc, mBase, h))),
+              ext(ab, nDim)),
+          ext(ab, col));
+      Value base = ab.create<LLVM::PtrToIntOp>(
+          loc, ab.getI64Type(),
+          ab.create<LLVM::GEPOp>(loc, globalPtr(), ab.getF32Type(),
+                                 arg(KernelOp::PtrD), ValueRange{first}));
+      Value rowStride = ab.create<arith::MulIOp>(
+          loc, ext(ab, nDim), ab.create<arith::ConstantIntOp>(
+                                  loc, ab.getI64Type(), 4 * rowsPer));
+      auto loop = ab.create<scf::ForOp>(loc, i32(ab, loc, 0),
+                                        i32(ab, loc, steps), i32(ab, loc, 1));
+      OpBuilder sb = OpBuilder::atBlockBegin(loop.getBody());
+      Value s = loop.getInductionVar();
+      Value rowS = sb.create<arith::MulIOp>(loc, s, i32(sb, loc, rowsPerStep));
+      Value smemS = sb.create<arith::MulIOp>(
+          loc, s, i32(sb, loc, rowsPerStep * rowBytes));
+      auto v4 = VectorType::get({4}, sb.getF32Type());
+      SmallVector<Value> vals;
+      for (int64_t kk = 0; kk < unroll; ++kk)
+        vals.push_back(sb.create<LLVM::LoadOp>(
+            loc, v4,
+            smemAt(sb, loc, sb.create<arith::AddIOp>(loc, smemOff[kk], smemS)),
+            /*alignment=*/16));
+      for (int64_t kk = 0; kk < unroll; ++kk) {
+        Value r = sb.create<arith::AddIOp>(
+            loc, sb.create<arith::AddIOp>(loc, rowS, h),
+            i32(sb, loc, kk * rowsPer));
+        Value ok = sb.create<arith::AndIOp>(
+            loc, colOk,
+            sb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, r,
+                                     rowsLeft));
+        Value rowIdx = sb.create<arith::AddIOp>(
+            loc, ext(sb, s),
+            sb.create<arith::ConstantIntOp>(loc, sb.getI64Type(), 0));
+        Value off = sb.create<arith::MulIOp>(
+            loc,
+            sb.create<arith::AddIOp>(
+                loc,
+                sb.create<arith::MulIOp>(
+                    loc, rowIdx,
+                    sb.create<arith::ConstantIntOp>(loc, sb.getI64Type(),
+                                                    unroll)),
+                sb.create<arith::ConstantIntOp>(loc, sb.getI64Type(), kk)),
+            rowStride);
+        Value addr = sb.create<arith::AddIOp>(loc, base, off);
+        OpBuilder gb = sb.create<scf::IfOp>(loc, ok, /*withElse=*/false)
+                           .getThenBodyBuilder();
+        SmallVector<Value> operands = {addr};
+        for (int e = 0; e < 4; ++e)
+          operands.push_back(gb.create<LLVM::ExtractElementOp>(
+              loc, vals[kk], i32(gb, loc, e)));
+        inlinePtx(gb, loc, "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};",
+                  "l,f,f,f,f,~{memory}", operands);
+      }
+    }
+    lb.create<NVVM::MBarrierArriveOp>(loc, Type(),
+                                      parkBarrier(lb, loc, /*full=*/false),
+                                      Value(), NVVM::MemScopeKind::CTA,
+                                      /*relaxed=*/false);
+    lb.create<scf::YieldOp>(
+        loc, ValueRange{lb.create<arith::AddIOp>(loc, count, i32(lb, loc, 1))});
+  }
+}
+
 LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
   Location loc = ws.getLoc();
   if (!ws.getFullArrivalsAttr() || !ws.getEmptyArrivalsAttr())
@@ -1743,6 +2000,14 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
           i32(ib, loc, *ws.getEmptyArrivals() * config.getClusterM()),
           Value());
     }
+    if (epilogueWarps) {
+      ib.create<NVVM::MBarrierInitOp>(
+          loc, parkBarrier(ib, loc, /*full=*/true),
+          i32(ib, loc, 128 * config.getMathWarpgroups()), Value());
+      ib.create<NVVM::MBarrierInitOp>(
+          loc, parkBarrier(ib, loc, /*full=*/false),
+          i32(ib, loc, parkWorkers()), Value());
+    }
     ib.create<NVVM::FenceMbarrierInitOp>(loc);
   }
   // With a cluster, the peers' barriers must be initialized before any
@@ -1762,10 +2027,23 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
                                       NVVM::SetMaxRegisterAction::decrease);
     auto elected = pb.create<scf::IfOp>(
         loc, pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t, zero),
-        /*withElse=*/false);
+        /*withElse=*/epilogueWarps);
     Block *body = elected.thenBlock();
     body->getOperations().splice(body->begin(),
                                  ws.getProducer().front().getOperations());
+    if (epilogueWarps) {
+      OpBuilder eb = elected.getElseBodyBuilder();
+      Value from = i32(eb, loc, 32);
+      auto workers = eb.create<scf::IfOp>(
+          loc,
+          eb.create<arith::CmpIOp>(
+              loc, arith::CmpIPredicate::ult,
+              eb.create<arith::SubIOp>(loc, t, from),
+              i32(eb, loc, parkWorkers())),
+          /*withElse=*/false);
+      OpBuilder wb = workers.getThenBodyBuilder();
+      epilogueWorkers(wb, loc);
+    }
   }
   {
     OpBuilder mb = roles.getElseBodyBuilder();
@@ -1945,13 +2223,18 @@ struct ConvertDGemmToNVVMPass
       int64_t cMaxBlocks =
           inPlaceOnly ? int64_t(::dgemm::heuristics::kRedEpilogueTileBlocks)
                       : int64_t(prefetchCMaxBlocks);
+      // epilogue-warps: only where the heuristics' rules say the tile can
+      // be parked (an in-place kernel with room for it); the others keep
+      // their usual epilogue.
+      bool parked = epilogueWarps &&
+                    ::dgemm::heuristics::canParkTile(toHeuristicsConfig(config));
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduce, epilogueChunkCols,
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,
                                 width, turnPassPending, unscaledPromotion,
                                 mmaSetupBeforeTurn, epilogueVectorWidth,
                                 inPlaceOnly, uniformWarpgroup, sfbEvery,
-                                sfbAligned, quadB, skipEpilogue)
+                                sfbAligned, quadB, skipEpilogue, parked)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

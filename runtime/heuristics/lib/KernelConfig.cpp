@@ -181,6 +181,19 @@ int dgemm::heuristics::smemBytesFor(int blockM, int blockN, int stages) {
               : 0);
 }
 
+int dgemm::heuristics::parkedSmemBytesFor(int blockM, int blockN,
+                                          int stages) {
+  return pipelineSmemBytesFor(blockM, blockN, stages) + blockM * blockN * 4 +
+         2 * 8;
+}
+
+bool dgemm::heuristics::canParkTile(const KernelConfig &c) {
+  return c.inPlaceOnly == 1 && c.mathWarpgroups == 2 && c.clusterM == 1 &&
+         c.clusterN == 1 && c.quadB == 0 && c.blockN % 32 == 0 &&
+         parkedSmemBytesFor(c.blockM, c.blockN, c.stages) <=
+             kSm90MaxSmemPerBlock;
+}
+
 int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
   int stages = 0;
   while (stages < kMaxStages &&

@@ -73,6 +73,32 @@ TEST(SmemBytesFor, EpilogueBuffersScaleWithMathWarpgroups) {
   EXPECT_EQ(smemBytesFor(128, 64, 3) - smemBytesFor(64, 128, 3), 8192);
 }
 
+TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
+  // 128000 bytes of 3-stage pipeline, 128 x 192 FP32, two mbarriers.
+  EXPECT_EQ(parkedSmemBytesFor(128, 192, 3), 128000 + 98304 + 16);
+  KernelConfig c = validConfig();
+  c.blockN = 192;
+  c.stages = 3;
+  c.inPlaceOnly = 1;
+  EXPECT_TRUE(canParkTile(c));
+  c.stages = 4; // 270848 bytes
+  EXPECT_FALSE(canParkTile(c));
+  c.stages = 3;
+  c.inPlaceOnly = 0; // the register epilogue has nothing to park
+  EXPECT_FALSE(canParkTile(c));
+  c.inPlaceOnly = 1;
+  c.clusterM = 2;
+  EXPECT_FALSE(canParkTile(c));
+  c.clusterM = 1;
+  c.blockN = 176; // not a multiple of 32
+  EXPECT_FALSE(canParkTile(c));
+  c.blockN = 128; // 4 stages: 136192 + 65536 + 16 + 1024
+  c.stages = 4;
+  EXPECT_TRUE(canParkTile(c));
+  c.stages = 5;
+  EXPECT_FALSE(canParkTile(c));
+}
+
 TEST(SmemBytesFor, PadsScaleSlicesTo128Bytes) {
   // block_n = 8: 32 bytes of sfb round up to 128; block_n = 40: 160 -> 256.
   // 2 * (72 * 128 + 256 + 128) + 32 = 19232 -> 19456;

@@ -102,6 +102,17 @@ bool hasEpilogueBuffers(int blockM, int blockN, int stages);
 /// if hasEpilogueBuffers.
 int smemBytesFor(int blockM, int blockN, int stages);
 
+/// Shared memory of a kernel built with convert-dgemm-to-nvvm's
+/// epilogue-warps: the pipeline, then the whole tile's FP32 sums (the park)
+/// and its two mbarriers.
+int parkedSmemBytesFor(int blockM, int blockN, int stages);
+
+/// Whether epilogue-warps parks `config`'s tiles: an in-place kernel
+/// (inPlaceOnly) with two math warpgroups, no cluster, B in order, block_n a
+/// multiple of 32 (the park's swizzle works on 128-byte groups), and
+/// parkedSmemBytesFor within kSm90MaxSmemPerBlock (at 192 columns: 3 stages).
+bool canParkTile(const KernelConfig &config);
+
 /// Largest stage count whose smemBytesFor fits the target, capped at 8; 0
 /// when not even one stage fits. On a target with kSm90MaxSmemPerBlock the
 /// epilogue buffers never cost a stage: they are left out when they do not

@@ -1,0 +1,64 @@
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps --canonicalize | FileCheck %s
+// RUN: sed 's/stages = 3/stages = 5/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps --canonicalize | FileCheck %s --check-prefix=NOROOM
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=OFF
+
+// epilogue-warps (experimental, off by default): an in-place kernel whose
+// whole tile fits after the pipeline (3 stages at 192 columns: 126976 bytes
+// of stages, then 128 x 192 x 4 = 98304 bytes of park, then its two
+// mbarriers) parks each tile's sums in shared memory, and threads 32..127 of
+// the producer warpgroup add them to d while the math warpgroups go on.
+// Park full expects the 256 math threads, park empty the 96 workers.
+// CHECK-DAG: %[[C96:.+]] = llvm.mlir.constant(96 : i32) : i32
+// CHECK-DAG: %[[C256:.+]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK: %[[FULL:.+]] = llvm.getelementptr %{{.+}}[225280] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.mbarrier.init %[[FULL]], %[[C256]]
+// CHECK: %[[EMPTY:.+]] = llvm.getelementptr %{{.+}}[225288] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.mbarrier.init %[[EMPTY]], %[[C96]]
+// Producer warpgroup: thread 0 loads; threads 32..127 are the workers. Per
+// tile: wait for the park (full), reduce 16 bytes per row and step (four
+// rows per step, loads first), hand the park back (empty).
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: } else {
+// CHECK: arith.cmpi ult, %{{.+}}, %[[C96]] : i32
+// CHECK: scf.for
+// CHECK: llvm.getelementptr %{{.+}}[225280]
+// CHECK: mbarrier.try_wait.parity
+// CHECK: scf.for
+// CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-COUNT-4: red.global.add.v4.f32
+// CHECK-NOT: red.global
+// CHECK: llvm.getelementptr %{{.+}}[225288]
+// CHECK-NEXT: nvvm.mbarrier.arrive
+// Math warpgroups: after the block loop, wait for the park to be free, write
+// the 96 sums as 48 8-byte stores, arrive on park full. No reduction of
+// their own.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: wgmma.mma_async
+// CHECK: llvm.getelementptr %{{.+}}[225288]
+// CHECK: mbarrier.try_wait.parity
+// CHECK-COUNT-48: llvm.store %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: llvm.getelementptr %{{.+}}[225280]
+// CHECK-NEXT: nvvm.mbarrier.arrive
+// CHECK-NOT: red.global
+// CHECK: llvm.return
+
+// With 5 stages the park does not fit: the kernel keeps its own 16-byte
+// reductions and has no park barriers.
+// NOROOM-NOT: 225280
+// NOROOM: wgmma.mma_async
+// NOROOM-COUNT-24: red.global.add.v4.f32
+// NOROOM: llvm.return
+
+// Off (the default), the same 3-stage kernel reduces from the math warps.
+// OFF-NOT: 225280
+// OFF: wgmma.mma_async
+// OFF-COUNT-24: red.global.add.v4.f32
+
+dgemm.gemm @wgrad k_grouped_contiguous nt m = 4096 n = 7168 k = ?
+    groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 192, block_k = 128, stages = 3,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132,
+            in_place_only = 1>
