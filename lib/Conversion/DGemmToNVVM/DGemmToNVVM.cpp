@@ -226,6 +226,17 @@ private:
   Value parkBarrier(OpBuilder &b, Location loc, bool full) {
     return smemAt(b, loc, i32(b, loc, parkBase() + parkBytes() + (full ? 0 : 8)));
   }
+  /// Unit u of park row r sits at (u & ~7) | ((u & 7) ^ parkSwizzle(r)), with
+  /// parkSwizzle(r) = 2 (r % 4). An 8-byte store of the math warps is served
+  /// in two half-warp passes, each over rows r .. r + 3 (lane / 4) and 8
+  /// bytes of one unit pair per quad lane: the four rows' unit pairs (j % 4)
+  /// ^ (r % 4) are distinct, so each pass hits all 32 banks once. A 16-byte
+  /// load of the workers reads 8 consecutive units of one row per
+  /// quarter-warp pass: a permutation of one 128-byte group.
+  Value parkSwizzle(OpBuilder &b, Location loc, Value row) {
+    return b.create<arith::MulIOp>(
+        loc, b.create<arith::AndIOp>(loc, row, i32(b, loc, 3)), i32(b, loc, 2));
+  }
   /// Threads of the producer warpgroup (from thread 32 on) that reduce a
   /// parked tile: rows of block_n / 4 16-byte units, as many rows at a time
   /// as a power of two of them fit in the three spare warps.
@@ -1743,8 +1754,8 @@ std::pair<Value, Value> KernelLowering::tileCounts(OpBuilder &b,
 /// epilogue-warps, math side: once the previous parked tile has been taken
 /// (the park's empty barrier), the warpgroups write their sums into the park,
 /// a row-major FP32 tile whose 16-byte units are XOR-swizzled with the row
-/// (unit u of row r sits at (u & ~7) | ((u & 7) ^ (r & 7))), and arrive on
-/// its full barrier. The phase is the tile's position in this CTA's walk.
+/// (parkSwizzle), and arrive on its full barrier. The phase is the tile's
+/// position in this CTA's walk.
 void KernelLowering::parkEpilogue(EpilogueOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -1772,7 +1783,7 @@ void KernelLowering::parkEpilogue(EpilogueOp op) {
   Fragment f = fragmentOf(b, loc, t, /*quads=*/false);
   Value lane = b.create<arith::RemUIOp>(loc, t, c(32));
   Value q = b.create<arith::AndIOp>(loc, lane, c(3));
-  Value r7 = b.create<arith::AndIOp>(loc, f.rowInTile, c(7));
+  Value r7 = parkSwizzle(b, loc, f.rowInTile);
   Value rowByte = b.create<arith::AddIOp>(
       loc, b.create<arith::MulIOp>(loc, f.rowInTile, c(rowBytes)),
       c(parkBase()));
@@ -1822,7 +1833,7 @@ void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
   auto c = [&](int64_t v) { return i32(b, loc, v); };
   int64_t n = config.getBlockN(), rowBytes = 4 * n, units = n / 4;
   int64_t rowsPer = parkWorkers() / units;
-  // The swizzle repeats every 8 rows: unrolled steps see the same pattern.
+  // The swizzle repeats every 4 rows: every step sees the same pattern.
   int64_t unroll = std::max<int64_t>(4, 8 / rowsPer);
   int64_t rowsPerStep = rowsPer * unroll, steps = config.getBlockM() / rowsPerStep;
   Value wt = b.create<arith::SubIOp>(loc, tid(b, loc), c(32));
@@ -1835,8 +1846,7 @@ void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
     Value r = b.create<arith::AddIOp>(loc, h, c(k * rowsPer));
     Value unit = b.create<arith::OrIOp>(
         loc, uHigh,
-        b.create<arith::XOrIOp>(loc, uLow,
-                                b.create<arith::AndIOp>(loc, r, c(7))));
+        b.create<arith::XOrIOp>(loc, uLow, parkSwizzle(b, loc, r)));
     smemOff[k] = b.create<arith::AddIOp>(
         loc,
         b.create<arith::AddIOp>(

@@ -15,8 +15,8 @@
 // CHECK: %[[EMPTY:.+]] = llvm.getelementptr %{{.+}}[225288] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NEXT: nvvm.mbarrier.init %[[EMPTY]], %[[C96]]
 // Producer warpgroup: thread 0 loads; threads 32..127 are the workers. Per
-// tile: wait for the park (full), reduce 16 bytes per row and step (four
-// rows per step, loads first), hand the park back (empty).
+// tile: wait for the park (full); per loop step four 16-byte loads from it,
+// then their four reductions into d; hand the park back (empty).
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: } else {
