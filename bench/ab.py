@@ -36,9 +36,10 @@ def main() -> int:
     parser.add_argument("bundles", nargs="+")
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--shapes", default="",
-                        help="comma-separated G:M:N:K (K per group, all groups equal), or 'seed' "
-                             "(the bug report's shape with bench.py's K per group), to time "
-                             "instead of bench.py's shapes")
+                        help="comma-separated G:M:N:K (K per group, all groups equal), 'seed' "
+                             "(the bug report's shape with bench.py's K per group) or 'large' "
+                             "(bench.py's other shapes, its K per group), to time instead of "
+                             "bench.py's shapes")
     parser.add_argument("--separate-c", action="store_true",
                         help="d = c + sum with c other than d (default: accumulate into d in place)")
     args = parser.parse_args()
@@ -64,6 +65,9 @@ def main() -> int:
         for spec in args.shapes.split(","):
             if spec == "seed":
                 shapes.append(bench.make_shapes(False)[0])
+                continue
+            if spec == "large":
+                shapes.extend(bench.make_shapes(False)[1:])
                 continue
             g, m, n, k = (int(v) for v in spec.split(":"))
             shapes.append(bench.Shape("given", m, n, [k] * g, None, None, ""))
