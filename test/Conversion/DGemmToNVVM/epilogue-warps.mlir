@@ -1,6 +1,7 @@
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps --canonicalize | FileCheck %s
 // RUN: sed 's/stages = 3/stages = 5/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps --canonicalize | FileCheck %s --check-prefix=NOROOM
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=OFF
+// RUN: sed 's/block_n = 192/block_n = 128/; s/stages = 3/stages = 4/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps --canonicalize | FileCheck %s --check-prefix=NARROW
 
 // epilogue-warps (experimental, off by default): an in-place kernel whose
 // whole tile fits after the pipeline (3 stages at 192 columns: 126976 bytes
@@ -50,6 +51,24 @@
 // NOROOM: wgmma.mma_async
 // NOROOM-COUNT-24: red.global.add.v4.f32
 // NOROOM: llvm.return
+
+// 128 columns, 4 stages: the park (64 KiB) starts at 136192; 32 units per
+// row, so two warps (64 threads) take two rows per step; 32 stores per
+// math thread.
+// NARROW-DAG: %[[C64:.+]] = llvm.mlir.constant(64 : i32) : i32
+// NARROW-DAG: %[[C256:.+]] = llvm.mlir.constant(256 : i32) : i32
+// NARROW: %[[FULL:.+]] = llvm.getelementptr %{{.+}}[201728] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// NARROW-NEXT: nvvm.mbarrier.init %[[FULL]], %[[C256]]
+// NARROW: %[[EMPTY:.+]] = llvm.getelementptr %{{.+}}[201736] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// NARROW-NEXT: nvvm.mbarrier.init %[[EMPTY]], %[[C64]]
+// NARROW: arith.cmpi ult, %{{.+}}, %[[C64]] : i32
+// NARROW-COUNT-4: red.global.add.v4.f32
+// NARROW: nvvm.setmaxregister increase 232
+// NARROW: mbarrier.try_wait.parity
+// NARROW-COUNT-32: llvm.store %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// NARROW-NOT: llvm.store
+// NARROW: llvm.getelementptr %{{.+}}[201728]
+// NARROW-NEXT: nvvm.mbarrier.arrive
 
 // Off (the default), the same 3-stage kernel reduces from the math warps.
 // OFF-NOT: 225280
