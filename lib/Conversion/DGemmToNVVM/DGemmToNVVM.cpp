@@ -246,6 +246,11 @@ private:
       rows *= 2;
     return rows * units;
   }
+  /// The parked tile's record after the barriers: its coordinates as one
+  /// value, (group * M tiles + m-block) * N tiles + n-block.
+  Value parkRecord(OpBuilder &b, Location loc) {
+    return smemAt(b, loc, i32(b, loc, parkBase() + parkBytes() + 16));
+  }
   /// (M tiles, N tiles) of the problem.
   std::pair<Value, Value> tileCounts(OpBuilder &b, Location loc);
 
@@ -287,6 +292,7 @@ private:
   /// Producer-thread registers: the last pipeline iteration that loaded
   /// through each descriptor slot (what a drain must wait for).
   SmallVector<Value> lastUse;
+
 };
 
 void KernelLowering::lowerStage(StageOp op) {
@@ -1754,27 +1760,31 @@ std::pair<Value, Value> KernelLowering::tileCounts(OpBuilder &b,
 /// epilogue-warps, math side: once the previous parked tile has been taken
 /// (the park's empty barrier), the warpgroups write their sums into the park,
 /// a row-major FP32 tile whose 16-byte units are XOR-swizzled with the row
-/// (parkSwizzle), and arrive on its full barrier. The phase is the tile's
-/// position in this CTA's walk.
+/// (parkSwizzle), record the tile's coordinates beside it, and arrive on its
+/// full barrier. The phase is the number of tiles the CTA walked before this
+/// one (every tile of the walk passes through here once).
 void KernelLowering::parkEpilogue(EpilogueOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto c = [&](int64_t v) { return i32(b, loc, v); };
   int64_t n = config.getBlockN(), rowBytes = 4 * n;
-  auto [mTiles, nTiles] = tileCounts(b, loc);
-  Value linear = b.create<arith::AddIOp>(
-      loc,
-      b.create<arith::MulIOp>(
-          loc,
-          b.create<arith::AddIOp>(
-              loc, b.create<arith::MulIOp>(loc, op.getGroup(), mTiles),
-              op.getMBlock()),
-          nTiles),
-      op.getNBlock());
-  Value cta = b.create<NVVM::BlockIdXOp>(loc, b.getI32Type());
-  Value grid = b.create<NVVM::GridDimXOp>(loc, b.getI32Type());
+  // The park's phase: how many tiles this CTA walked before this one, from
+  // the tile loop (cta, cta + grid, ...), whatever tile each index maps to.
+  scf::ForOp tiles = op->getParentOfType<scf::ForOp>();
+  while (tiles && !tiles.getLowerBound().getDefiningOp<NVVM::BlockIdXOp>())
+    tiles = tiles->getParentOfType<scf::ForOp>();
+  if (!tiles) {
+    op.emitOpError("epilogue-warps needs the epilogue inside the tile loop "
+                   "of dgemm-lower-to-kernel");
+    return;
+  }
+  // (ctaid and nctaid read afresh: keeping the loop's copies live spills.)
   Value count = b.create<arith::DivUIOp>(
-      loc, b.create<arith::SubIOp>(loc, linear, cta), grid);
+      loc,
+      b.create<arith::SubIOp>(
+          loc, tiles.getInductionVar(),
+          b.create<NVVM::BlockIdXOp>(loc, b.getI32Type()).getResult()),
+      b.create<NVVM::GridDimXOp>(loc, b.getI32Type()).getResult());
   Value parity = b.create<arith::XOrIOp>(
       loc, b.create<arith::AndIOp>(loc, count, c(1)), c(1));
   waitParity(b, loc, parkBarrier(b, loc, /*full=*/false), parity);
@@ -1818,15 +1828,38 @@ void KernelLowering::parkEpilogue(EpilogueOp op) {
           loc, offs[j % 4], c(8 * i * rowBytes + 128 * (j / 4)));
       b.create<LLVM::StoreOp>(loc, v, smemAt(b, loc, at), /*alignment=*/8);
     }
+  // The tile's coordinates go with it, so that the workers need not know
+  // the tile schedule: the first math thread writes (group * M tiles +
+  // m-block) * N tiles + n-block, one value that LLVM computes before the
+  // block loop (three values kept live past it made ptxas spill at 192
+  // columns; the workers read the group's K themselves for the same reason).
+  {
+    auto [mTiles, nTiles] = tileCounts(b, loc);
+    Value coords = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::MulIOp>(
+            loc,
+            b.create<arith::AddIOp>(
+                loc, b.create<arith::MulIOp>(loc, op.getGroup(), mTiles),
+                op.getMBlock()),
+            nTiles),
+        op.getNBlock());
+    auto first = b.create<scf::IfOp>(
+        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t, c(128)),
+        /*withElse=*/false);
+    OpBuilder fb = first.getThenBodyBuilder();
+    fb.create<LLVM::StoreOp>(loc, coords, parkRecord(fb, loc), /*alignment=*/4);
+  }
   b.create<NVVM::MBarrierArriveOp>(loc, Type(),
                                    parkBarrier(b, loc, /*full=*/true), Value(),
                                    NVVM::MemScopeKind::CTA, /*relaxed=*/false);
   op.erase();
 }
 
-/// epilogue-warps, worker side (warps 1-3 of the producer warpgroup): walk
-/// this CTA's tiles as the math warpgroups do; for each, wait for its parked
-/// sums, add those of a tile with K blocks to d with 16-byte reductions
+/// epilogue-warps, worker side (warps 1-3 of the producer warpgroup): as
+/// many times as the CTA has tiles, wait for the next parked tile, read its
+/// record (its coordinates: the tile schedule is not needed), add
+/// the sums of a tile with K blocks to d with 16-byte reductions
 /// (thread w of 96 takes unit w % U of rows w / U, w / U + 96 / U, ..., U =
 /// block_n / 4 units per row), and hand the park back.
 void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
@@ -1867,20 +1900,23 @@ void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
   auto tiles = b.create<scf::ForOp>(loc, cta, total, grid, ValueRange{c(0)});
   {
     OpBuilder lb = OpBuilder::atBlockBegin(tiles.getBody());
-    Value tile = tiles.getInductionVar(), count = tiles.getRegionIterArg(0);
-    Value group = lb.create<arith::DivUIOp>(loc, tile, perGroup);
-    Value rem = lb.create<arith::RemUIOp>(loc, tile, perGroup);
+    Value count = tiles.getRegionIterArg(0);
+    waitParity(lb, loc, parkBarrier(lb, loc, /*full=*/true),
+               lb.create<arith::AndIOp>(loc, count, i32(lb, loc, 1)));
+    Value coords = lb.create<LLVM::LoadOp>(loc, lb.getI32Type(),
+                                           parkRecord(lb, loc), /*align=*/4);
+    Value group = lb.create<arith::DivUIOp>(loc, coords, perGroup);
+    Value rem = lb.create<arith::RemUIOp>(loc, coords, perGroup);
+    Value kPtr = lb.create<LLVM::GEPOp>(loc, globalPtr(), lb.getI32Type(),
+                                        arg(KernelOp::PtrKs), ValueRange{group});
+    Value blocks = lb.create<arith::DivUIOp>(
+        loc, lb.create<LLVM::LoadOp>(loc, lb.getI32Type(), kPtr),
+        i32(lb, loc, 128));
     Value mBase = lb.create<arith::MulIOp>(
         loc, lb.create<arith::DivUIOp>(loc, rem, nTiles),
         i32(lb, loc, config.getBlockM()));
     Value nBase = lb.create<arith::MulIOp>(
         loc, lb.create<arith::RemUIOp>(loc, rem, nTiles), i32(lb, loc, n));
-    Value kPtr = lb.create<LLVM::GEPOp>(loc, globalPtr(), lb.getI32Type(),
-                                        arg(KernelOp::PtrKs), ValueRange{group});
-    Value k = lb.create<LLVM::LoadOp>(loc, lb.getI32Type(), kPtr);
-    Value blocks = lb.create<arith::DivUIOp>(loc, k, i32(lb, loc, 128));
-    waitParity(lb, loc, parkBarrier(lb, loc, /*full=*/true),
-               lb.create<arith::AndIOp>(loc, count, i32(lb, loc, 1)));
     auto any = lb.create<scf::IfOp>(
         loc,
         lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, blocks,
@@ -2238,6 +2274,19 @@ struct ConvertDGemmToNVVMPass
       // their usual epilogue.
       bool parked = epilogueWarps &&
                     ::dgemm::heuristics::canParkTile(toHeuristicsConfig(config));
+      // Every tile must reach the park once, or the workers wait forever.
+      if (parked && skipEpilogue) {
+        kernel.emitError("epilogue-warps does not combine with "
+                         "unsafe-skip-epilogue");
+        return signalPassFailure();
+      }
+      bool deferred = false;
+      func.walk([&](EpilogueOp e) { deferred |= bool(e.getBlocks()); });
+      if (parked && deferred) {
+        kernel.emitError("epilogue-warps does not combine with defer-epilogue "
+                         "(dgemm-lower-to-kernel)");
+        return signalPassFailure();
+      }
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduce, epilogueChunkCols,
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,

@@ -184,7 +184,7 @@ int dgemm::heuristics::smemBytesFor(int blockM, int blockN, int stages) {
 int dgemm::heuristics::parkedSmemBytesFor(int blockM, int blockN,
                                           int stages) {
   return pipelineSmemBytesFor(blockM, blockN, stages) + blockM * blockN * 4 +
-         2 * 8;
+         2 * 8 + 16;
 }
 
 bool dgemm::heuristics::canParkTile(const KernelConfig &c) {

@@ -74,8 +74,9 @@ TEST(SmemBytesFor, EpilogueBuffersScaleWithMathWarpgroups) {
 }
 
 TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
-  // 128000 bytes of 3-stage pipeline, 128 x 192 FP32, two mbarriers.
-  EXPECT_EQ(parkedSmemBytesFor(128, 192, 3), 128000 + 98304 + 16);
+  // 128000 bytes of 3-stage pipeline, 128 x 192 FP32, two mbarriers, the
+  // tile's coordinates.
+  EXPECT_EQ(parkedSmemBytesFor(128, 192, 3), 128000 + 98304 + 16 + 16);
   KernelConfig c = validConfig();
   c.blockN = 192;
   c.stages = 3;
@@ -92,7 +93,7 @@ TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
   c.clusterM = 1;
   c.blockN = 176; // not a multiple of 32
   EXPECT_FALSE(canParkTile(c));
-  c.blockN = 128; // 4 stages: 136192 + 65536 + 16 + 1024
+  c.blockN = 128; // 4 stages: 137216 + 65536 + 32
   c.stages = 4;
   EXPECT_TRUE(canParkTile(c));
   c.stages = 5;

@@ -16,8 +16,10 @@
 // CHECK: %[[EMPTY:.+]] = llvm.getelementptr %{{.+}}[225288] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NEXT: nvvm.mbarrier.init %[[EMPTY]], %[[C96]]
 // Producer warpgroup: thread 0 loads; threads 32..127 are the workers. Per
-// tile: wait for the park (full); per loop step four 16-byte loads from it,
-// then their four reductions into d; hand the park back (empty).
+// tile: wait for the park (full); read the tile's coordinates the math warps
+// recorded after the barriers (so the workers need not know the tile
+// schedule); per loop step four 16-byte loads from the park, then their four
+// reductions into d; hand the park back (empty).
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: } else {
@@ -25,6 +27,8 @@
 // CHECK: scf.for
 // CHECK: llvm.getelementptr %{{.+}}[225280]
 // CHECK: mbarrier.try_wait.parity
+// CHECK-NEXT: %[[REC:.+]] = llvm.getelementptr %{{.+}}[225296]
+// CHECK-NEXT: llvm.load %[[REC]] {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // CHECK: scf.for
 // CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-COUNT-4: red.global.add.v4.f32
@@ -32,13 +36,16 @@
 // CHECK: llvm.getelementptr %{{.+}}[225288]
 // CHECK-NEXT: nvvm.mbarrier.arrive
 // Math warpgroups: after the block loop, wait for the park to be free, write
-// the 96 sums as 48 8-byte stores, arrive on park full. No reduction of
-// their own.
+// the 96 sums as 48 8-byte stores; thread 128 records the coordinates; all
+// arrive on park full. No reduction of their own.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: wgmma.mma_async
 // CHECK: llvm.getelementptr %{{.+}}[225288]
 // CHECK: mbarrier.try_wait.parity
 // CHECK-COUNT-48: llvm.store %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: %[[REC2:.+]] = llvm.getelementptr %{{.+}}[225296]
+// CHECK-NEXT: llvm.store %{{.+}}, %[[REC2]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK-NOT: llvm.store
 // CHECK: llvm.getelementptr %{{.+}}[225280]
 // CHECK-NEXT: nvvm.mbarrier.arrive
@@ -66,6 +73,8 @@
 // NARROW: nvvm.setmaxregister increase 232
 // NARROW: mbarrier.try_wait.parity
 // NARROW-COUNT-32: llvm.store %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// NARROW: llvm.getelementptr %{{.+}}[201744]
+// NARROW-NEXT: llvm.store
 // NARROW-NOT: llvm.store
 // NARROW: llvm.getelementptr %{{.+}}[201728]
 // NARROW-NEXT: nvvm.mbarrier.arrive
@@ -81,3 +90,10 @@ dgemm.gemm @wgrad k_grouped_contiguous nt m = 4096 n = 7168 k = ?
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132,
             in_place_only = 1>
+
+// Every tile must reach the park, or the workers would wait for ever: the
+// option refuses the lowerings that move or skip the epilogue.
+// RUN: not dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm="epilogue-warps unsafe-skip-epilogue" 2>&1 | FileCheck %s --check-prefix=SKIP
+// SKIP: error: epilogue-warps does not combine with unsafe-skip-epilogue
+// RUN: not dgemm-opt %s --dgemm-lower-to-kernel=defer-epilogue --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps 2>&1 | FileCheck %s --check-prefix=DEFER
+// DEFER: error: epilogue-warps does not combine with defer-epilogue

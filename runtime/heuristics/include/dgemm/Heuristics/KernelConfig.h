@@ -103,8 +103,9 @@ bool hasEpilogueBuffers(int blockM, int blockN, int stages);
 int smemBytesFor(int blockM, int blockN, int stages);
 
 /// Shared memory of a kernel built with convert-dgemm-to-nvvm's
-/// epilogue-warps: the pipeline, then the whole tile's FP32 sums (the park)
-/// and its two mbarriers.
+/// epilogue-warps: the pipeline, then the whole tile's FP32 sums (the park),
+/// its two mbarriers and the parked tile's coordinates (one 32-bit value in
+/// 16 bytes).
 int parkedSmemBytesFor(int blockM, int blockN, int stages);
 
 /// Whether epilogue-warps parks `config`'s tiles: an in-place kernel
