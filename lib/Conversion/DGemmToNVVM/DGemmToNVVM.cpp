@@ -292,7 +292,6 @@ private:
   /// Producer-thread registers: the last pipeline iteration that loaded
   /// through each descriptor slot (what a drain must wait for).
   SmallVector<Value> lastUse;
-
 };
 
 void KernelLowering::lowerStage(StageOp op) {
@@ -1859,9 +1858,9 @@ void KernelLowering::parkEpilogue(EpilogueOp op) {
 /// epilogue-warps, worker side (warps 1-3 of the producer warpgroup): as
 /// many times as the CTA has tiles, wait for the next parked tile, read its
 /// record (its coordinates: the tile schedule is not needed), add
-/// the sums of a tile with K blocks to d with 16-byte reductions
-/// (thread w of 96 takes unit w % U of rows w / U, w / U + 96 / U, ..., U =
-/// block_n / 4 units per row), and hand the park back.
+/// the sums of a tile with K blocks to d with 16-byte reductions (worker w
+/// of W = parkWorkers() takes unit w % U of rows w / U, w / U + W / U, ...,
+/// with U = block_n / 4 units per row), and hand the park back.
 void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
   auto c = [&](int64_t v) { return i32(b, loc, v); };
   int64_t n = config.getBlockN(), rowBytes = 4 * n, units = n / 4;
@@ -1968,15 +1967,13 @@ void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
             loc, colOk,
             sb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, r,
                                      rowsLeft));
-        Value rowIdx = sb.create<arith::AddIOp>(
-            loc, ext(sb, s),
-            sb.create<arith::ConstantIntOp>(loc, sb.getI64Type(), 0));
+        // Rows (s * unroll + kk) * rowsPer past the thread's first.
         Value off = sb.create<arith::MulIOp>(
             loc,
             sb.create<arith::AddIOp>(
                 loc,
                 sb.create<arith::MulIOp>(
-                    loc, rowIdx,
+                    loc, ext(sb, s),
                     sb.create<arith::ConstantIntOp>(loc, sb.getI64Type(),
                                                     unroll)),
                 sb.create<arith::ConstantIntOp>(loc, sb.getI64Type(), kk)),

@@ -82,7 +82,7 @@ TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
   c.stages = 3;
   c.inPlaceOnly = 1;
   EXPECT_TRUE(canParkTile(c));
-  c.stages = 4; // 270848 bytes
+  c.stages = 4; // 171008 + 98304 + 32 bytes
   EXPECT_FALSE(canParkTile(c));
   c.stages = 3;
   c.inPlaceOnly = 0; // the register epilogue has nothing to park

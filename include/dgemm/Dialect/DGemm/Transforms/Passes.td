@@ -234,12 +234,13 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "without the epilogue's cost">,
     Option<"epilogueWarps", "epilogue-warps", "bool", "false",
            "In-place kernels that can park a tile (heuristics::canParkTile: "
-           "at 192 columns, 3 stages): the math warpgroups park each tile's "
-           "sums in shared memory after the pipeline and spare warps of the "
-           "producer warpgroup add them to d with 16-byte reductions while "
-           "the next tile runs. Experimental: its two barriers are placed "
-           "by this conversion, not by dgemm-place-sync, so "
-           "dgemm-verify-sync does not check them">,
+           "3 stages at 192 columns, 4 at 128): the math warpgroups park "
+           "each tile's sums and coordinates in shared memory after the "
+           "pipeline, and spare warps of the producer warpgroup add them to "
+           "d with 16-byte reductions while the next tile runs. "
+           "Experimental: its two barriers are placed by this conversion, "
+           "not by dgemm-place-sync, so dgemm-verify-sync does not check "
+           "them">,
     Option<"sfbStride", "unsafe-sfb-stride", "int64_t", "1",
            "TEST ONLY (wrong results unless 1): the promotion reads the sfb "
            "pair of every this-many-th 8-column group from the stage and "
