@@ -786,6 +786,31 @@ static Fragment fragmentOf(OpBuilder &b, Location loc, Value tid,
   return {row, col, quads};
 }
 
+/// An epilogue's sums by 8-column group: the thread's pair of group j in row
+/// half i is elements 4jj + 2i and 4jj + 2i + 1 of the sum slice holding j
+/// (jj: j's group within that slice).
+struct SumPairs {
+  SmallVector<std::pair<Value, int64_t>> groupAt;
+  explicit SumPairs(EpilogueOp op) {
+    for (Value sum : op.getSums())
+      for (int64_t jj = 0;
+           jj < cast<VectorType>(sum.getType()).getNumElements() / 4; ++jj)
+        groupAt.push_back({sum, jj});
+  }
+  Value pair(OpBuilder &b, Location loc, int i, int64_t j) const {
+    auto c = [&](int64_t v) {
+      return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), v);
+    };
+    Value v = b.create<LLVM::UndefOp>(loc, VectorType::get({2}, b.getF32Type()));
+    auto [sum, jj] = groupAt[j];
+    for (int e = 0; e < 2; ++e) {
+      Value s = b.create<LLVM::ExtractElementOp>(loc, sum, c(jj * 4 + i * 2 + e));
+      v = b.create<LLVM::InsertElementOp>(loc, v, s, c(e));
+    }
+    return v;
+  }
+};
+
 /// The executing thread's scales of one stage, read from shared memory:
 /// sfa of its rows (fragment row, row + 8), then for each 8-column group j the
 /// sfb pair of its columns, as one 8-byte load, or with quad-ordered B rows
@@ -1195,21 +1220,9 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, f.colOf(j)));
     return bb.create<arith::AddIOp>(loc, rowOff, ext(bb, col)).getResult();
   };
-  // The sum slice holding 8-column group j, and j's group within it.
-  SmallVector<std::pair<Value, int64_t>> groupAt;
-  for (Value sum : op.getSums())
-    for (int64_t jj = 0; jj < cast<VectorType>(sum.getType()).getNumElements() / 4;
-         ++jj)
-      groupAt.push_back({sum, jj});
+  SumPairs sums(op);
   auto mine = [&](OpBuilder &bb, int i, int64_t j) {
-    Value v = bb.create<LLVM::UndefOp>(loc, v2);
-    auto [sum, jj] = groupAt[j];
-    for (int c = 0; c < 2; ++c) {
-      Value s = bb.create<LLVM::ExtractElementOp>(
-          loc, sum, i32(bb, loc, jj * 4 + i * 2 + c));
-      v = bb.create<LLVM::InsertElementOp>(loc, v, s, i32(bb, loc, c));
-    }
-    return v;
+    return sums.pair(bb, loc, i, j);
   };
   auto ptrAt = [&](OpBuilder &bb, KernelOp::Arg base, Value off) {
     return bb.create<LLVM::GEPOp>(loc, globalPtr(), f32, arg(base),
@@ -1808,24 +1821,13 @@ void KernelLowering::parkEpilogue(EpilogueOp op) {
     offs[k] = b.create<arith::AddIOp>(
         loc, rowByte, b.create<arith::MulIOp>(loc, unit, c(16)));
   }
-  SmallVector<std::pair<Value, int64_t>> groupAt;
-  for (Value sum : op.getSums())
-    for (int64_t jj = 0;
-         jj < cast<VectorType>(sum.getType()).getNumElements() / 4; ++jj)
-      groupAt.push_back({sum, jj});
-  auto v2 = VectorType::get({2}, b.getF32Type());
+  SumPairs sums(op);
   for (int i = 0; i < 2; ++i)
     for (int64_t j = 0; j < n / 8; ++j) {
-      auto [sum, jj] = groupAt[j];
-      Value v = b.create<LLVM::UndefOp>(loc, v2);
-      for (int e = 0; e < 2; ++e)
-        v = b.create<LLVM::InsertElementOp>(
-            loc, v,
-            b.create<LLVM::ExtractElementOp>(loc, sum, c(jj * 4 + i * 2 + e)),
-            c(e));
       Value at = b.create<arith::AddIOp>(
           loc, offs[j % 4], c(8 * i * rowBytes + 128 * (j / 4)));
-      b.create<LLVM::StoreOp>(loc, v, smemAt(b, loc, at), /*alignment=*/8);
+      b.create<LLVM::StoreOp>(loc, sums.pair(b, loc, i, j), smemAt(b, loc, at),
+                              /*alignment=*/8);
     }
   // The tile's coordinates go with it, so that the workers need not know
   // the tile schedule: the first math thread writes (group * M tiles +

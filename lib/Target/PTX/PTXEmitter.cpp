@@ -182,24 +182,11 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
       out << text;
       return success();
     };
-    std::string meta = toHeuristicsConfig(config).toMeta();
-    // A kernel that parks its tiles (epilogue-warps) needs the park's shared
-    // memory on top of what the configuration's smemBytes() covers.
-    if (pipeline.epilogueWarps &&
-        heur::canParkTile(toHeuristicsConfig(config))) {
-      heur::KernelConfig hc = toHeuristicsConfig(config);
-      std::string from = "smem_bytes=" + std::to_string(hc.smemBytes()) + "\n";
-      std::string to =
-          "smem_bytes=" +
-          std::to_string(heur::parkedSmemBytesFor(hc.blockM, hc.blockN,
-                                                  hc.stages)) +
-          "\n";
-      size_t at = meta.find(from);
-      if (at == std::string::npos)
-        return module.emitError("no smem_bytes line in the meta of ")
-               << entry;
-      meta.replace(at, from.size(), to);
-    }
+    // A kernel that parks its tiles (epilogue-warps) declares the park's
+    // shared memory too.
+    heur::KernelConfig hc = toHeuristicsConfig(config);
+    std::string meta =
+        hc.toMeta(pipeline.epilogueWarps && heur::canParkTile(hc));
     if (failed(write(".ptx", ptx)) || failed(write(".meta", meta)))
       return failure();
     index += entry + "\n";

@@ -124,7 +124,7 @@ std::string KernelConfig::entryName() const {
   return os.str();
 }
 
-std::string KernelConfig::toMeta() const {
+std::string KernelConfig::toMeta(bool parksTiles) const {
   std::ostringstream os;
   os << "entry=" << entryName() << "\n"
      << "kind=k_grouped_contiguous\n"
@@ -138,7 +138,9 @@ std::string KernelConfig::toMeta() const {
      << "threads=" << threads() << "\n"
      << "cluster_m=" << clusterM << "\n"
      << "cluster_n=" << clusterN << "\n"
-     << "smem_bytes=" << smemBytes() << "\n"
+     << "smem_bytes="
+     << (parksTiles ? parkedSmemBytesFor(blockM, blockN, stages) : smemBytes())
+     << "\n"
      << "red_max_blocks=" << redMaxBlocks << "\n"
      << "in_place_only=" << inPlaceOnly << "\n"
      << "quad_b=" << quadB << "\n";

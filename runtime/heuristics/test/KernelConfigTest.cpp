@@ -100,6 +100,18 @@ TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
   EXPECT_FALSE(canParkTile(c));
 }
 
+TEST(ParkTile, MetaCountsThePark) {
+  KernelConfig c = validConfig();
+  c.blockN = 192;
+  c.stages = 3;
+  c.inPlaceOnly = 1;
+  EXPECT_NE(c.toMeta().find("\nsmem_bytes=" + std::to_string(c.smemBytes()) +
+                            "\n"),
+            std::string::npos);
+  EXPECT_NE(c.toMeta(/*parksTiles=*/true).find("\nsmem_bytes=226336\n"),
+            std::string::npos);
+}
+
 TEST(SmemBytesFor, PadsScaleSlicesTo128Bytes) {
   // block_n = 8: 32 bytes of sfb round up to 128; block_n = 40: 160 -> 256.
   // 2 * (72 * 128 + 256 + 128) + 32 = 19232 -> 19456;

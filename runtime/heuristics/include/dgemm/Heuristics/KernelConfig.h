@@ -72,8 +72,11 @@ struct KernelConfig {
   /// is B > 0, plus "_ip" only when inPlaceOnly is 1, plus "_q" only when
   /// quadB is 1.
   std::string entryName() const;
-  /// The .meta file of docs/KernelABI.md, one key=value per line.
-  std::string toMeta() const;
+  /// The .meta file of docs/KernelABI.md, one key=value per line. With
+  /// `parksTiles` (a kernel built with convert-dgemm-to-nvvm's
+  /// epilogue-warps, where canParkTile holds), smem_bytes counts the park:
+  /// parkedSmemBytesFor.
+  std::string toMeta(bool parksTiles = false) const;
 
   bool operator==(const KernelConfig &other) const;
   bool operator!=(const KernelConfig &other) const { return !(*this == other); }
