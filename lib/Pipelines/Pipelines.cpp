@@ -56,7 +56,6 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.mmaSetupBeforeTurn = options.mmaSetupBeforeTurn;
   convert.unscaledPromotion = options.unscaledPromotion;
   convert.skipEpilogue = options.skipEpilogue;
-  convert.epilogueWarps = options.epilogueWarps;
   convert.sfbStride = options.sfbStride;
   convert.sfbVec4 = options.sfbVec4;
   convert.uniformWarpgroup = options.uniformWarpgroup;

@@ -45,6 +45,7 @@ const IntKey kIntKeys[] = {
     {"red_max_blocks", &KernelMeta::redMaxBlocks, 0, 1 << 20, 1, true},
     {"in_place_only", &KernelMeta::inPlaceOnly, 0, 1, 1, true},
     {"quad_b", &KernelMeta::quadB, 0, 1, 1, true},
+    {"park", &KernelMeta::park, 0, 1, 1, true},
 };
 
 constexpr const char *kKind = "k_grouped_contiguous";
@@ -205,6 +206,7 @@ dgemm::runtime::checkMetaMatchesConfig(const KernelMeta &meta,
       {"red_max_blocks", meta.redMaxBlocks, config.redMaxBlocks},
       {"in_place_only", meta.inPlaceOnly, config.inPlaceOnly},
       {"quad_b", meta.quadB, config.quadB},
+      {"park", meta.park, config.park},
   };
   for (const Pair &p : pairs)
     if (p.meta != p.config)

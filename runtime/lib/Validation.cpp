@@ -216,6 +216,11 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
       if (std::string(env) == "1" || std::string(env) == "2")
         field = env[0] - '0';
   };
+  // The most stages that fit the kernel's shared memory (with its park).
+  auto mostStages = [&](const KernelConfig &c) {
+    return c.park ? heuristics::maxParkedStages(c.blockM, c.blockN, target)
+                  : heuristics::maxStages(c.blockM, c.blockN, target);
+  };
   override12("DGEMM_DESC_SLOTS", config.descSlots);
   override12("DGEMM_CLUSTER_M", config.clusterM);
   // DGEMM_BLOCK_N: a tile width to use instead (with the most stages that
@@ -224,7 +229,10 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     KernelConfig forced = config;
     forced.blockN = std::atoi(env);
     if (forced.blockN > 0) {
-      forced.stages = heuristics::maxStages(forced.blockM, forced.blockN, target);
+      // A width that cannot park keeps the math warpgroups' own epilogue.
+      if (forced.park && !heuristics::checkPark(forced).empty())
+        forced.park = 0;
+      forced.stages = mostStages(forced);
       if (heuristics::checkConfig(forced, target).empty())
         config = forced;
     }
@@ -237,7 +245,9 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     KernelConfig forced = config;
     forced.blockM = int(*rows);
     forced.mathWarpgroups = forced.blockM / 64;
-    forced.stages = heuristics::maxStages(forced.blockM, forced.blockN, target);
+    if (forced.park && !heuristics::checkPark(forced).empty())
+      forced.park = 0;
+    forced.stages = mostStages(forced);
     // Multicast pairs need an even m-block count, and none are built with
     // three math warpgroups.
     if (forced.clusterM == 2 &&
@@ -249,21 +259,36 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
   }
   // DGEMM_STAGES: fewer pipeline stages than fit (2 up to the most that
   // fit); any other value is ignored.
-  if (std::optional<long> stages = envInteger("DGEMM_STAGES");
-      stages && *stages >= 2 &&
-      *stages <= heuristics::maxStages(config.blockM, config.blockN, target)) {
-    KernelConfig forced = config;
-    forced.stages = int(*stages);
-    if (heuristics::checkConfig(forced, target).empty())
-      config = forced;
-  }
+  auto overrideStages = [&] {
+    if (std::optional<long> stages = envInteger("DGEMM_STAGES");
+        stages && *stages >= 2 && *stages <= mostStages(config)) {
+      KernelConfig forced = config;
+      forced.stages = int(*stages);
+      if (heuristics::checkConfig(forced, target).empty())
+        config = forced;
+    }
+  };
+  overrideStages();
+  // Whether the tiles are parked follows the epilogue the overrides leave:
+  // only the in-place kernel parks them.
+  auto setPark = [&](int park) {
+    if (config.park == park)
+      return;
+    config.park = park;
+    config.stages = mostStages(config);
+    overrideStages();
+  };
   if (std::optional<long> blocks = envInteger("DGEMM_RED_MAX_BLOCKS");
       blocks && inPlace && *blocks >= 0 && *blocks <= (1 << 20)) {
     KernelConfig forced = config;
     forced.redMaxBlocks = int(*blocks);
     forced.inPlaceOnly = 0;
-    if (heuristics::checkConfig(forced, target).empty())
+    forced.park = 0;
+    forced.stages = mostStages(forced);
+    if (heuristics::checkConfig(forced, target).empty()) {
       config = forced;
+      overrideStages();
+    }
   }
   if (const char *env = std::getenv("DGEMM_IN_PLACE_ONLY"); env && inPlace) {
     std::string value(env);
@@ -271,6 +296,24 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
       config.inPlaceOnly = value == "1";
       if (config.inPlaceOnly)
         config.redMaxBlocks = 0;
+      else
+        setPark(0);
+    }
+  }
+  // DGEMM_PARK: "0" keeps the math warpgroups' own epilogue; "1" parks the
+  // tiles of an in-place kernel that can (heuristics::parkFits with the
+  // most stages that fit), else it is ignored.
+  if (const char *env = std::getenv("DGEMM_PARK"); env && inPlace) {
+    std::string value(env);
+    if (value == "0") {
+      setPark(0);
+    } else if (value == "1" && !config.park) {
+      KernelConfig parked = config;
+      parked.park = 1;
+      parked.stages = mostStages(parked);
+      if (heuristics::parkFits(parked, target) &&
+          heuristics::checkConfig(parked, target).empty())
+        setPark(1);
     }
   }
   // Quad-ordered B as the heuristics apply it, decided again for the kernel

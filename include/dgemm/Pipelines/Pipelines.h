@@ -105,9 +105,6 @@ struct DGemmPipelineOptions
   Option<bool> skipEpilogue{
       *this, "unsafe-skip-epilogue",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
-  Option<bool> epilogueWarps{
-      *this, "epilogue-warps",
-      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(false)};
   Option<int64_t> sfbStride{
       *this, "unsafe-sfb-stride",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(1)};

@@ -72,8 +72,7 @@ public:
                  int64_t turnPassPending, bool unscaledPromotion,
                  bool mmaSetupBeforeTurn, int64_t epilogueVectorWidth,
                  bool inPlaceOnly, bool uniformWarpgroup, int64_t sfbStride,
-                 bool sfbVec4, bool quadB, bool skipEpilogue,
-                 bool epilogueWarps)
+                 bool sfbVec4, bool quadB, bool skipEpilogue)
       : func(func), config(config), layout(config), ctx(func.getContext()),
         perChunkEpilogue(perChunkEpilogue), redEpilogue(redEpilogue),
         redEpilogueMaxBlocks(redEpilogueMaxBlocks),
@@ -86,8 +85,7 @@ public:
         mmaSetupBeforeTurn(mmaSetupBeforeTurn),
         epilogueVectorWidth(epilogueVectorWidth), inPlaceOnly(inPlaceOnly),
         uniformWarpgroup(uniformWarpgroup), sfbStride(sfbStride),
-        sfbVec4(sfbVec4), quadB(quadB), skipEpilogue(skipEpilogue),
-        epilogueWarps(epilogueWarps) {}
+        sfbVec4(sfbVec4), quadB(quadB), skipEpilogue(skipEpilogue) {}
 
   LogicalResult run(WarpSpecializeOp ws);
 
@@ -117,6 +115,9 @@ private:
     return smemAt(b, loc, off);
   }
   Value barrier(OpBuilder &b, Location loc, BarrierKind kind, Value stage) {
+    // The park has one slot (its ops' verifiers): one pair of barriers.
+    if (kind == BarrierKind::park_full || kind == BarrierKind::park_empty)
+      return parkBarrier(b, loc, kind == BarrierKind::park_full);
     return stageBuffer(b, loc,
                        kind == BarrierKind::full ? layout.fullBase
                                                  : layout.emptyBase,
@@ -210,17 +211,18 @@ private:
   void lowerLoadScales(LoadScalesOp op);
   struct StageScales stageScales(OpBuilder &b, Location loc, Value stage);
   void lowerPromote(PromoteOp op);
-  Value tileBlocks(EpilogueOp op);
+  Value tileBlocks(ValueRange sums, Value blocks);
   void lowerEpilogue(EpilogueOp op);
-  void prefetchC(EpilogueOp op);
+  void prefetchC(Operation *op, ValueRange sums, Value deferredBlocks,
+                 Value group, Value mBlock, Value nBlock);
   void lowerPrefetchC(PrefetchCOp op);
   void emitPrefetch(OpBuilder &b, Location loc, Value group, Value mBlock,
                     Value nBlock);
   void reduceEpilogue(OpBuilder &b, Location loc, EpilogueOp op,
                       function_ref<Value(OpBuilder &, int, int64_t)> mine);
-  void parkEpilogue(EpilogueOp op);
-  void epilogueWorkers(OpBuilder &b, Location loc);
-  /// The parked tile (epilogue-warps) and its two mbarriers.
+  void lowerParkStore(ParkStoreOp op);
+  void lowerParkReduce(ParkReduceOp op);
+  /// The parked tile (park = 1) and its two mbarriers.
   int64_t parkBytes() const { return config.getBlockM() * config.getBlockN() * 4; }
   int64_t parkBase() const { return layout.stagingBase; }
   Value parkBarrier(OpBuilder &b, Location loc, bool full) {
@@ -236,15 +238,6 @@ private:
   Value parkSwizzle(OpBuilder &b, Location loc, Value row) {
     return b.create<arith::MulIOp>(
         loc, b.create<arith::AndIOp>(loc, row, i32(b, loc, 3)), i32(b, loc, 2));
-  }
-  /// Threads of the producer warpgroup (from thread 32 on) that reduce a
-  /// parked tile: rows of block_n / 4 16-byte units, as many rows at a time
-  /// as a power of two of them fit in the three spare warps.
-  int64_t parkWorkers() const {
-    int64_t units = config.getBlockN() / 4, rows = 1;
-    while (2 * rows * units <= 96)
-      rows *= 2;
-    return rows * units;
   }
   /// The parked tile's record after the barriers: its coordinates as one
   /// value, (group * M tiles + m-block) * N tiles + n-block.
@@ -280,10 +273,9 @@ private:
   /// unsafe-skip-epilogue (timing only): epilogues behind a null-workspace
   /// test.
   bool skipEpilogue;
-  /// epilogue-warps: the math warpgroups park each tile's sums in shared
-  /// memory and the producer warpgroup's three spare warps reduce them into
-  /// d while the next tile runs (in-place kernels).
-  bool epilogueWarps;
+  /// Threads of the producer warpgroup (from thread 32 on) that run the
+  /// workers' role (dgemm.warp_specialize's worker_threads; 0: none).
+  int64_t workerThreads = 0;
   /// The math warpgroup index broadcast from lane 0 (uniform-warpgroup).
   Value uniformWg;
   /// Math-role releases: one arrive per warp (else per thread), following
@@ -312,7 +304,8 @@ void KernelLowering::lowerWait(WaitOp op) {
   Value parity = op.getPhase();
   // The producer waits for the release of the stage's previous contents: a
   // fresh barrier counts as released (its "previous" phase has parity 1).
-  if (op.getBarrier() == BarrierKind::empty)
+  if (op.getBarrier() == BarrierKind::empty ||
+      op.getBarrier() == BarrierKind::park_empty)
     parity = b.create<LLVM::XOrOp>(loc, parity, i32(b, loc, 1));
   waitParity(b, loc, barrier(b, loc, op.getBarrier(), op.getStage()), parity);
   op.erase();
@@ -322,6 +315,16 @@ void KernelLowering::lowerArrive(ArriveOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value bar = barrier(b, loc, op.getBarrier(), op.getStage());
+  // A park barrier counts every thread of the role that arrives
+  // (dgemm-place-sync): each thread's arrive releases its own accesses.
+  if (op.getBarrier() == BarrierKind::park_full ||
+      op.getBarrier() == BarrierKind::park_empty) {
+    b.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value(),
+                                     NVVM::MemScopeKind::CTA,
+                                     /*relaxed=*/false);
+    op.erase();
+    return;
+  }
   if (std::optional<uint64_t> tx = op.getTxBytes()) {
     b.create<NVVM::MBarrierArriveExpectTxOp>(
         loc, Type(), bar, i32(b, loc, static_cast<int64_t>(*tx)),
@@ -791,8 +794,8 @@ static Fragment fragmentOf(OpBuilder &b, Location loc, Value tid,
 /// (jj: j's group within that slice).
 struct SumPairs {
   SmallVector<std::pair<Value, int64_t>> groupAt;
-  explicit SumPairs(EpilogueOp op) {
-    for (Value sum : op.getSums())
+  explicit SumPairs(ValueRange tileSums) {
+    for (Value sum : tileSums)
       for (int64_t jj = 0;
            jj < cast<VectorType>(sum.getType()).getNumElements() / 4; ++jj)
         groupAt.push_back({sum, jj});
@@ -1017,10 +1020,10 @@ void KernelLowering::lowerPromote(PromoteOp op) {
 /// The number of 128-deep blocks of the tile `op` finishes, from the block
 /// loop(s) that feed it (dgemm-lower-to-kernel's structure); null if the
 /// structure is not recognized.
-Value KernelLowering::tileBlocks(EpilogueOp op) {
-  if (Value blocks = op.getBlocks())
+Value KernelLowering::tileBlocks(ValueRange sums, Value blocks) {
+  if (blocks)
     return blocks;
-  Value sum = op.getSums().front();
+  Value sum = sums.front();
   if (auto tile = sum.getDefiningOp<scf::IfOp>()) {
     auto cmp = tile.getCondition().getDefiningOp<arith::CmpIOp>();
     return cmp ? cmp.getLhs() : Value();
@@ -1042,15 +1045,17 @@ Value KernelLowering::tileBlocks(EpilogueOp op) {
 /// first]: iteration i issues blocks per * i + first onwards, blocks before
 /// `first` are issued before the loop); the prefetch goes into the iteration
 /// that issues block `at`, or before the loop if that block is issued there.
-void KernelLowering::prefetchC(EpilogueOp op) {
+void KernelLowering::prefetchC(Operation *op, ValueRange sums,
+                               Value deferredBlocks, Value group,
+                               Value mBlock, Value nBlock) {
   // A deferred epilogue (dgemm-lower-to-kernel's defer-epilogue) runs in a
   // later tile; the lowering prefetched its c with dgemm.prefetch_c.
-  if (op.getBlocks())
+  if (deferredBlocks)
     return;
-  Value numBlocks = tileBlocks(op);
+  Value numBlocks = tileBlocks(sums, Value());
   SmallVector<scf::ForOp> loops;
   for (Operation &prev : *op->getBlock()) {
-    if (&prev == op.getOperation())
+    if (&prev == op)
       break;
     prev.walk([&](scf::ForOp loop) {
       if (loop->hasAttr("dgemm.first_block"))
@@ -1059,7 +1064,7 @@ void KernelLowering::prefetchC(EpilogueOp op) {
   }
   if (!numBlocks || loops.empty())
     return;
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   // Prefetches under `cond` (none: always) at `b`'s insertion point.
   auto prefetchAt = [&](OpBuilder &b, Value cond) {
     if (prefetchCMaxBlocks > 0) {
@@ -1073,7 +1078,7 @@ void KernelLowering::prefetchC(EpilogueOp op) {
       auto when = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
       b.setInsertionPoint(when.thenBlock()->getTerminator());
     }
-    emitPrefetch(b, loc, op.getGroup(), op.getMBlock(), op.getNBlock());
+    emitPrefetch(b, loc, group, mBlock, nBlock);
   };
   auto blockAt = [&](OpBuilder &b) -> Value {
     return b.create<arith::MaxSIOp>(
@@ -1174,7 +1179,8 @@ void KernelLowering::emitPrefetch(OpBuilder &b, Location loc, Value group,
 
 void KernelLowering::lowerEpilogue(EpilogueOp op) {
   if (prefetchCBlocks >= 0)
-    prefetchC(op);
+    prefetchC(op, op.getSums(), op.getBlocks(), op.getGroup(), op.getMBlock(),
+              op.getNBlock());
   // unsafe-skip-epilogue: a guard that is false at run time (the runtime
   // never passes a null workspace) but not to the compilers, so that the
   // sums stay live (a removed epilogue would let the promotions go too).
@@ -1188,10 +1194,6 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
                                  i64(gb, op.getLoc(), 0)),
         /*withElseRegion=*/false);
     op->moveBefore(never.thenBlock()->getTerminator());
-  }
-  if (epilogueWarps && !op.getBlocks()) {
-    parkEpilogue(op);
-    return;
   }
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -1220,7 +1222,7 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, f.colOf(j)));
     return bb.create<arith::AddIOp>(loc, rowOff, ext(bb, col)).getResult();
   };
-  SumPairs sums(op);
+  SumPairs sums(op.getSums());
   auto mine = [&](OpBuilder &bb, int i, int64_t j) {
     return sums.pair(bb, loc, i, j);
   };
@@ -1482,7 +1484,8 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   // this path: on the H200 it made short tiles faster (their epilogue does not
   // wait for c any more) and long ones slower (bench/NOTES.md).
   bool needsBlocks = redEpilogueMaxBlocks > 0 || inPlaceOnly;
-  Value blocks = needsBlocks ? tileBlocks(op) : Value();
+  Value blocks =
+      needsBlocks ? tileBlocks(op.getSums(), op.getBlocks()) : Value();
   if (redEpilogue && !tmaReduceEpilogue && needsBlocks && !blocks) {
     // Left unlowered, which fails the conversion.
     op.emitOpError(inPlaceOnly ? "the in-place kernel"
@@ -1769,38 +1772,20 @@ std::pair<Value, Value> KernelLowering::tileCounts(OpBuilder &b,
           ceilDiv(arg(KernelOp::DimN), config.getBlockN())};
 }
 
-/// epilogue-warps, math side: once the previous parked tile has been taken
-/// (the park's empty barrier), the warpgroups write their sums into the park,
-/// a row-major FP32 tile whose 16-byte units are XOR-swizzled with the row
-/// (parkSwizzle), record the tile's coordinates beside it, and arrive on its
-/// full barrier. The phase is the number of tiles the CTA walked before this
-/// one (every tile of the walk passes through here once).
-void KernelLowering::parkEpilogue(EpilogueOp op) {
+/// dgemm.park.store (math role): the warpgroups write their sums into the
+/// park, a row-major FP32 tile whose 16-byte units are XOR-swizzled with
+/// the row (parkSwizzle), and the first math thread records the tile's
+/// coordinates beside it. The park's barriers are dgemm-place-sync's.
+void KernelLowering::lowerParkStore(ParkStoreOp op) {
+  // The workers add the tile to d in place: c (= d) is prefetched as for
+  // the math warpgroups' own in-place epilogue.
+  if (prefetchCBlocks >= 0)
+    prefetchC(op, op.getSums(), Value(), op.getGroup(), op.getMBlock(),
+              op.getNBlock());
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto c = [&](int64_t v) { return i32(b, loc, v); };
   int64_t n = config.getBlockN(), rowBytes = 4 * n;
-  // The park's phase: how many tiles this CTA walked before this one, from
-  // the tile loop (cta, cta + grid, ...), whatever tile each index maps to.
-  scf::ForOp tiles = op->getParentOfType<scf::ForOp>();
-  while (tiles && !tiles.getLowerBound().getDefiningOp<NVVM::BlockIdXOp>())
-    tiles = tiles->getParentOfType<scf::ForOp>();
-  if (!tiles) {
-    op.emitOpError("epilogue-warps needs the epilogue inside the tile loop "
-                   "of dgemm-lower-to-kernel");
-    return;
-  }
-  // (ctaid and nctaid read afresh: keeping the loop's copies live spills.)
-  Value count = b.create<arith::DivUIOp>(
-      loc,
-      b.create<arith::SubIOp>(
-          loc, tiles.getInductionVar(),
-          b.create<NVVM::BlockIdXOp>(loc, b.getI32Type()).getResult()),
-      b.create<NVVM::GridDimXOp>(loc, b.getI32Type()).getResult());
-  Value parity = b.create<arith::XOrIOp>(
-      loc, b.create<arith::AndIOp>(loc, count, c(1)), c(1));
-  waitParity(b, loc, parkBarrier(b, loc, /*full=*/false), parity);
-
   Value t = tid(b, loc);
   Fragment f = fragmentOf(b, loc, t, /*quads=*/false);
   Value lane = b.create<arith::RemUIOp>(loc, t, c(32));
@@ -1821,7 +1806,7 @@ void KernelLowering::parkEpilogue(EpilogueOp op) {
     offs[k] = b.create<arith::AddIOp>(
         loc, rowByte, b.create<arith::MulIOp>(loc, unit, c(16)));
   }
-  SumPairs sums(op);
+  SumPairs sums(op.getSums());
   for (int i = 0; i < 2; ++i)
     for (int64_t j = 0; j < n / 8; ++j) {
       Value at = b.create<arith::AddIOp>(
@@ -1851,22 +1836,27 @@ void KernelLowering::parkEpilogue(EpilogueOp op) {
     OpBuilder fb = first.getThenBodyBuilder();
     fb.create<LLVM::StoreOp>(loc, coords, parkRecord(fb, loc), /*alignment=*/4);
   }
-  b.create<NVVM::MBarrierArriveOp>(loc, Type(),
-                                   parkBarrier(b, loc, /*full=*/true), Value(),
-                                   NVVM::MemScopeKind::CTA, /*relaxed=*/false);
   op.erase();
 }
 
-/// epilogue-warps, worker side (warps 1-3 of the producer warpgroup): as
-/// many times as the CTA has tiles, wait for the next parked tile, read its
-/// record (its coordinates: the tile schedule is not needed), add
-/// the sums of a tile with K blocks to d with 16-byte reductions (worker w
-/// of W = parkWorkers() takes unit w % U of rows w / U, w / U + W / U, ...,
-/// with U = block_n / 4 units per row), and hand the park back.
-void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
+/// dgemm.park.reduce (workers' role, threads 32 .. 32 + W - 1 of the
+/// producer warpgroup): read the parked tile's record (its coordinates: the
+/// tile schedule is not needed) and add the sums of a tile with K blocks to
+/// d with 16-byte reductions (worker w of W = workerThreads takes unit w % U
+/// of rows w / U, w / U + W / U, ..., with U = block_n / 4 units per row).
+/// The park's barriers are dgemm-place-sync's.
+void KernelLowering::lowerParkReduce(ParkReduceOp op) {
+  // What does not change from tile to tile (the thread's offsets in the
+  // park, the tile counts) is computed once, at the start of the block that
+  // holds the workers' loop.
+  Operation *parent = op->getParentOp();
+  OpBuilder b(op);
+  if (isa<scf::ForOp>(parent))
+    b.setInsertionPointToStart(parent->getBlock());
+  Location loc = op.getLoc();
   auto c = [&](int64_t v) { return i32(b, loc, v); };
   int64_t n = config.getBlockN(), rowBytes = 4 * n, units = n / 4;
-  int64_t rowsPer = parkWorkers() / units;
+  int64_t rowsPer = workerThreads / units;
   // The swizzle repeats every 4 rows: every step sees the same pattern.
   int64_t unroll = std::max<int64_t>(4, 8 / rowsPer);
   int64_t rowsPerStep = rowsPer * unroll, steps = config.getBlockM() / rowsPerStep;
@@ -1891,19 +1881,11 @@ void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
   Value m = arg(KernelOp::DimM), nDim = arg(KernelOp::DimN);
   auto [mTiles, nTiles] = tileCounts(b, loc);
   Value perGroup = b.create<arith::MulIOp>(loc, mTiles, nTiles);
-  Value total =
-      b.create<arith::MulIOp>(loc, perGroup, arg(KernelOp::NumGroups));
-  Value cta = b.create<NVVM::BlockIdXOp>(loc, b.getI32Type());
-  Value grid = b.create<NVVM::GridDimXOp>(loc, b.getI32Type());
   auto ext = [&](OpBuilder &bb, Value v) {
     return bb.create<arith::ExtUIOp>(loc, bb.getI64Type(), v).getResult();
   };
-  auto tiles = b.create<scf::ForOp>(loc, cta, total, grid, ValueRange{c(0)});
   {
-    OpBuilder lb = OpBuilder::atBlockBegin(tiles.getBody());
-    Value count = tiles.getRegionIterArg(0);
-    waitParity(lb, loc, parkBarrier(lb, loc, /*full=*/true),
-               lb.create<arith::AndIOp>(loc, count, i32(lb, loc, 1)));
+    OpBuilder lb(op);
     Value coords = lb.create<LLVM::LoadOp>(loc, lb.getI32Type(),
                                            parkRecord(lb, loc), /*align=*/4);
     Value group = lb.create<arith::DivUIOp>(loc, coords, perGroup);
@@ -1991,13 +1973,8 @@ void KernelLowering::epilogueWorkers(OpBuilder &b, Location loc) {
                   "l,f,f,f,f,~{memory}", operands);
       }
     }
-    lb.create<NVVM::MBarrierArriveOp>(loc, Type(),
-                                      parkBarrier(lb, loc, /*full=*/false),
-                                      Value(), NVVM::MemScopeKind::CTA,
-                                      /*relaxed=*/false);
-    lb.create<scf::YieldOp>(
-        loc, ValueRange{lb.create<arith::AddIOp>(loc, count, i32(lb, loc, 1))});
   }
+  op.erase();
 }
 
 LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
@@ -2023,6 +2000,22 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
            << *ws.getEmptyArrivals()
            << " is neither one per math warp nor one per math thread";
   releasePerWarp = *ws.getEmptyArrivals() == perWarp;
+  // The workers' role reduces whole rows of 16-byte units, a power of two
+  // of rows at a time, over the tile's rows in steps of at least 4 rows.
+  if (!ws.getWorkers().empty()) {
+    workerThreads = ws.getWorkerThreads() ? *ws.getWorkerThreads() : 0;
+    int64_t units = config.getBlockN() / 4;
+    int64_t rows = units > 0 ? workerThreads / units : 0;
+    if (units == 0 || workerThreads % units != 0 || rows == 0 ||
+        !llvm::isPowerOf2_64(rows) || config.getBlockM() % (4 * rows) != 0)
+      return ws.emitError("worker_threads ")
+             << workerThreads << " is not a power-of-two number of rows of "
+             << "block_n / 4 = " << units << " 16-byte units dividing "
+             << "block_m / 4";
+    if (!ws.getParkFullArrivals() || !ws.getParkEmptyArrivals())
+      return ws.emitError("park arrival counts are missing: run "
+                          "dgemm-place-sync before convert-dgemm-to-nvvm");
+  }
 
   OpBuilder b(ws);
   Value t = tid(b, loc);
@@ -2045,13 +2038,13 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
           i32(ib, loc, *ws.getEmptyArrivals() * config.getClusterM()),
           Value());
     }
-    if (epilogueWarps) {
+    if (ws.getParkFullArrivals()) {
       ib.create<NVVM::MBarrierInitOp>(
           loc, parkBarrier(ib, loc, /*full=*/true),
-          i32(ib, loc, 128 * config.getMathWarpgroups()), Value());
+          i32(ib, loc, *ws.getParkFullArrivals()), Value());
       ib.create<NVVM::MBarrierInitOp>(
           loc, parkBarrier(ib, loc, /*full=*/false),
-          i32(ib, loc, parkWorkers()), Value());
+          i32(ib, loc, *ws.getParkEmptyArrivals()), Value());
     }
     ib.create<NVVM::FenceMbarrierInitOp>(loc);
   }
@@ -2072,11 +2065,11 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
                                       NVVM::SetMaxRegisterAction::decrease);
     auto elected = pb.create<scf::IfOp>(
         loc, pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t, zero),
-        /*withElse=*/epilogueWarps);
+        /*withElse=*/workerThreads > 0);
     Block *body = elected.thenBlock();
     body->getOperations().splice(body->begin(),
                                  ws.getProducer().front().getOperations());
-    if (epilogueWarps) {
+    if (workerThreads > 0) {
       OpBuilder eb = elected.getElseBodyBuilder();
       Value from = i32(eb, loc, 32);
       auto workers = eb.create<scf::IfOp>(
@@ -2084,10 +2077,11 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
           eb.create<arith::CmpIOp>(
               loc, arith::CmpIPredicate::ult,
               eb.create<arith::SubIOp>(loc, t, from),
-              i32(eb, loc, parkWorkers())),
+              i32(eb, loc, workerThreads)),
           /*withElse=*/false);
-      OpBuilder wb = workers.getThenBodyBuilder();
-      epilogueWorkers(wb, loc);
+      Block *wbody = workers.thenBlock();
+      wbody->getOperations().splice(wbody->begin(),
+                                    ws.getWorkers().front().getOperations());
     }
   }
   {
@@ -2143,6 +2137,8 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
   lowerEach([&](LoadScalesOp op) { lowerLoadScales(op); });
   lowerEach([&](PromoteOp op) { lowerPromote(op); });
   lowerEach([&](EpilogueOp op) { lowerEpilogue(op); });
+  lowerEach([&](ParkStoreOp op) { lowerParkStore(op); });
+  lowerEach([&](ParkReduceOp op) { lowerParkReduce(op); });
   lowerEach([&](PrefetchCOp op) { lowerPrefetchC(op); });
   lowerEach([&](StageOp op) { lowerStage(op); });
   // The block-loop marks served the c prefetch's placement.
@@ -2268,31 +2264,13 @@ struct ConvertDGemmToNVVMPass
       int64_t cMaxBlocks =
           inPlaceOnly ? int64_t(::dgemm::heuristics::kRedEpilogueTileBlocks)
                       : int64_t(prefetchCMaxBlocks);
-      // epilogue-warps: only where the heuristics' rules say the tile can
-      // be parked (an in-place kernel with room for it); the others keep
-      // their usual epilogue.
-      bool parked = epilogueWarps &&
-                    ::dgemm::heuristics::canParkTile(toHeuristicsConfig(config));
-      // Every tile must reach the park once, or the workers wait forever.
-      if (parked && skipEpilogue) {
-        kernel.emitError("epilogue-warps does not combine with "
-                         "unsafe-skip-epilogue");
-        return signalPassFailure();
-      }
-      bool deferred = false;
-      func.walk([&](EpilogueOp e) { deferred |= bool(e.getBlocks()); });
-      if (parked && deferred) {
-        kernel.emitError("epilogue-warps does not combine with defer-epilogue "
-                         "(dgemm-lower-to-kernel)");
-        return signalPassFailure();
-      }
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduce, epilogueChunkCols,
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,
                                 width, turnPassPending, unscaledPromotion,
                                 mmaSetupBeforeTurn, epilogueVectorWidth,
                                 inPlaceOnly, uniformWarpgroup, sfbEvery,
-                                sfbAligned, quadB, skipEpilogue, parked)
+                                sfbAligned, quadB, skipEpilogue)
                      .run(ws)))
         return signalPassFailure();
       kernel.erase();

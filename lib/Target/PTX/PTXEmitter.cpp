@@ -153,6 +153,10 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
         c.quadB = pipeline.quadB;
       if (c.quadB && !heur::checkConfig(c, target).empty())
         c.quadB = 0;
+      // A parked kernel the overrides leave unable to park (a cluster) is
+      // its in-place twin's business.
+      if (c.park && !heur::checkConfig(c, target).empty())
+        continue;
       add(toConfigAttr(ctx, c));
     }
   }
@@ -182,11 +186,7 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
       out << text;
       return success();
     };
-    // A kernel that parks its tiles (epilogue-warps) declares the park's
-    // shared memory too.
-    heur::KernelConfig hc = toHeuristicsConfig(config);
-    std::string meta =
-        hc.toMeta(pipeline.epilogueWarps && heur::canParkTile(hc));
+    std::string meta = toHeuristicsConfig(config).toMeta();
     if (failed(write(".ptx", ptx)) || failed(write(".meta", meta)))
       return failure();
     index += entry + "\n";

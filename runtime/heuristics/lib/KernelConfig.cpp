@@ -106,7 +106,8 @@ int KernelConfig::threads() const {
 }
 
 int KernelConfig::smemBytes() const {
-  return smemBytesFor(blockM, blockN, stages);
+  return park ? parkedSmemBytesFor(blockM, blockN, stages)
+              : smemBytesFor(blockM, blockN, stages);
 }
 
 std::string KernelConfig::entryName() const {
@@ -121,10 +122,12 @@ std::string KernelConfig::entryName() const {
     os << "_ip";
   if (quadB)
     os << "_q";
+  if (park)
+    os << "_park";
   return os.str();
 }
 
-std::string KernelConfig::toMeta(bool parksTiles) const {
+std::string KernelConfig::toMeta() const {
   std::ostringstream os;
   os << "entry=" << entryName() << "\n"
      << "kind=k_grouped_contiguous\n"
@@ -138,12 +141,11 @@ std::string KernelConfig::toMeta(bool parksTiles) const {
      << "threads=" << threads() << "\n"
      << "cluster_m=" << clusterM << "\n"
      << "cluster_n=" << clusterN << "\n"
-     << "smem_bytes="
-     << (parksTiles ? parkedSmemBytesFor(blockM, blockN, stages) : smemBytes())
-     << "\n"
+     << "smem_bytes=" << smemBytes() << "\n"
      << "red_max_blocks=" << redMaxBlocks << "\n"
      << "in_place_only=" << inPlaceOnly << "\n"
-     << "quad_b=" << quadB << "\n";
+     << "quad_b=" << quadB << "\n"
+     << "park=" << park << "\n";
   return os.str();
 }
 
@@ -154,7 +156,7 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          clusterN == o.clusterN && swizzleA == o.swizzleA &&
          swizzleB == o.swizzleB && numSMs == o.numSMs &&
          redMaxBlocks == o.redMaxBlocks && inPlaceOnly == o.inPlaceOnly &&
-         quadB == o.quadB;
+         quadB == o.quadB && park == o.park;
 }
 
 int dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
@@ -189,11 +191,44 @@ int dgemm::heuristics::parkedSmemBytesFor(int blockM, int blockN,
          2 * 8 + 16;
 }
 
-bool dgemm::heuristics::canParkTile(const KernelConfig &c) {
-  return c.inPlaceOnly == 1 && c.mathWarpgroups == 2 && c.clusterM == 1 &&
-         c.clusterN == 1 && c.quadB == 0 && c.blockN % 32 == 0 &&
+std::string dgemm::heuristics::checkPark(const KernelConfig &c) {
+  if (c.inPlaceOnly != 1)
+    return violation("in_place_only",
+                     "be 1 with park = 1 (the workers add every tile to d)",
+                     c.inPlaceOnly);
+  if (c.mathWarpgroups != 2)
+    return violation("math_warpgroups",
+                     "be 2 with park = 1 (the park holds a 128-row tile)",
+                     c.mathWarpgroups);
+  if (c.clusterM != 1 || c.clusterN != 1)
+    return violation(c.clusterM != 1 ? "cluster_m" : "cluster_n",
+                     "be 1 with park = 1 (no multicast)",
+                     c.clusterM != 1 ? c.clusterM : c.clusterN);
+  if (c.quadB != 0)
+    return violation("quad_b", "be 0 with park = 1 (B's rows in order)",
+                     c.quadB);
+  if (c.blockN % 32 != 0)
+    return violation("block_n",
+                     "be a multiple of 32 with park = 1 (the park's swizzle "
+                     "permutes 128-byte groups)",
+                     c.blockN);
+  return "";
+}
+
+bool dgemm::heuristics::parkFits(const KernelConfig &c, const Target &target) {
+  return checkPark(c).empty() &&
          parkedSmemBytesFor(c.blockM, c.blockN, c.stages) <=
-             kSm90MaxSmemPerBlock;
+             std::min(target.maxSmemPerBlock, kSm90MaxSmemPerBlock);
+}
+
+int dgemm::heuristics::maxParkedStages(int blockM, int blockN,
+                                       const Target &target) {
+  int stages = 0;
+  while (stages < kMaxStages &&
+         parkedSmemBytesFor(blockM, blockN, stages + 1) <=
+             target.maxSmemPerBlock)
+    ++stages;
+  return stages;
 }
 
 int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
@@ -294,6 +329,10 @@ std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                      "be 0 with in_place_only = 1 (quad-ordered B measured "
                      "slower in the in-place kernel; not built)",
                      c.quadB);
+  if (c.park != 0 && c.park != 1)
+    return violation("park", "be 0 or 1", c.park);
+  if (c.park)
+    return checkPark(c);
   return "";
 }
 
@@ -427,6 +466,33 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   if (!chosen.inPlaceOnly && mBlocks % 2 == 0 && problem.n >= kMulticastMinN &&
       checkConfig(paired, target).empty())
     chosen = paired;
+  // Parked tiles: the math warpgroups hand each tile's sums to the
+  // producer warpgroup's spare warps through shared memory and go on to the
+  // next tile, so the in-place epilogue overlaps the next tile's block loop.
+  // On the H200 the 128-column parked kernel (4 stages) was 3-8% faster
+  // than the 192-column in-place kernel with mean K per group of 2048 and
+  // 4096, and 1.5% slower to 1% faster at 8192 (bench/NOTES.md sections 15
+  // and 16); the parked 192-column kernel (3 stages) was slower than it on
+  // every such shape. Short groups make the epilogue a larger share of each
+  // tile. The overlap needs a next tile: at least two per SM.
+  if (chosen.inPlaceOnly && chosen.blockM == 128) {
+    std::vector<int64_t> ks = effectiveKs(problem);
+    int64_t blocks = 0;
+    for (int64_t k : ks)
+      blocks += ceilDiv(k, kBlockK);
+    KernelConfig parked = chosen;
+    parked.blockN = 128;
+    parked.park = 1;
+    parked.stages = maxParkedStages(parked.blockM, parked.blockN, target);
+    int64_t tiles = ceilDiv(problem.m, parked.blockM) *
+                    ceilDiv(problem.n, parked.blockN) *
+                    static_cast<int64_t>(ks.size());
+    if (!ks.empty() &&
+        blocks <= kParkMaxMeanBlocks * static_cast<int64_t>(ks.size()) &&
+        tiles >= 2 * static_cast<int64_t>(target.numSMs) &&
+        parkFits(parked, target) && checkConfig(parked, target).empty())
+      chosen = parked;
+  }
   chosen.quadB = quadBFits(chosen, problem.n, target) ? 1 : 0;
   return chosen;
 }
@@ -478,6 +544,17 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
     quad.quadB = 1;
     if (checkConfig(quad, target).empty())
       candidates.push_back(quad);
+  }
+  // Then every in-place kernel that can park its tiles, parked, with the
+  // most stages that fit next to the park.
+  for (size_t i = 0; i < natural; ++i) {
+    KernelConfig parked = candidates[i];
+    if (!parked.inPlaceOnly)
+      continue;
+    parked.park = 1;
+    parked.stages = maxParkedStages(parked.blockM, parked.blockN, target);
+    if (parkFits(parked, target) && checkConfig(parked, target).empty())
+      candidates.push_back(parked);
   }
   return candidates;
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <ostream>
 #include <set>
+#include <tuple>
 
 using namespace dgemm::heuristics;
 
@@ -77,30 +78,54 @@ TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
   // 128000 bytes of 3-stage pipeline, 128 x 192 FP32, two mbarriers, the
   // tile's coordinates.
   EXPECT_EQ(parkedSmemBytesFor(128, 192, 3), 128000 + 98304 + 16 + 16);
+  Target h200;
   KernelConfig c = validConfig();
   c.blockN = 192;
   c.stages = 3;
   c.inPlaceOnly = 1;
-  EXPECT_TRUE(canParkTile(c));
+  c.park = 1;
+  EXPECT_TRUE(parkFits(c, h200));
+  EXPECT_EQ(checkConfig(c, h200), "");
+  EXPECT_EQ(maxParkedStages(128, 192, h200), 3);
   c.stages = 4; // 171008 + 98304 + 32 bytes
-  EXPECT_FALSE(canParkTile(c));
+  EXPECT_FALSE(parkFits(c, h200));
+  EXPECT_EQ(checkConfig(c, h200),
+            "smem_bytes must be <= the target's max dynamic shared memory per "
+            "block 232448, got 269344");
   c.stages = 3;
   c.inPlaceOnly = 0; // the register epilogue has nothing to park
-  EXPECT_FALSE(canParkTile(c));
+  EXPECT_FALSE(parkFits(c, h200));
+  EXPECT_EQ(checkConfig(c, h200),
+            "in_place_only must be 1 with park = 1 (the workers add every "
+            "tile to d), got 0");
   c.inPlaceOnly = 1;
   c.clusterM = 2;
-  EXPECT_FALSE(canParkTile(c));
+  EXPECT_FALSE(parkFits(c, h200));
+  EXPECT_NE(checkConfig(c, h200).find("cluster_m must be 1 with park = 1"),
+            std::string::npos);
   c.clusterM = 1;
   c.blockN = 176; // not a multiple of 32
-  EXPECT_FALSE(canParkTile(c));
+  EXPECT_FALSE(parkFits(c, h200));
+  EXPECT_NE(checkPark(c).find("block_n must be a multiple of 32"),
+            std::string::npos);
   c.blockN = 128; // 4 stages: 137216 + 65536 + 32
   c.stages = 4;
-  EXPECT_TRUE(canParkTile(c));
+  EXPECT_TRUE(parkFits(c, h200));
+  EXPECT_EQ(maxParkedStages(128, 128, h200), 4);
   c.stages = 5;
-  EXPECT_FALSE(canParkTile(c));
+  EXPECT_FALSE(parkFits(c, h200));
+  c.stages = 4;
+  c.blockM = 64; // one math warpgroup
+  c.mathWarpgroups = 1;
+  EXPECT_NE(checkPark(c).find("math_warpgroups must be 2"), std::string::npos);
+  c = validConfig();
+  c.stages = 4;
+  c.inPlaceOnly = 1;
+  c.park = 2;
+  EXPECT_EQ(checkConfig(c, h200), "park must be 0 or 1, got 2");
 }
 
-TEST(ParkTile, MetaCountsThePark) {
+TEST(ParkTile, NameAndMetaCountThePark) {
   KernelConfig c = validConfig();
   c.blockN = 192;
   c.stages = 3;
@@ -108,8 +133,14 @@ TEST(ParkTile, MetaCountsThePark) {
   EXPECT_NE(c.toMeta().find("\nsmem_bytes=" + std::to_string(c.smemBytes()) +
                             "\n"),
             std::string::npos);
-  EXPECT_NE(c.toMeta(/*parksTiles=*/true).find("\nsmem_bytes=226336\n"),
-            std::string::npos);
+  KernelConfig parked = c;
+  parked.park = 1;
+  EXPECT_NE(parked, c);
+  EXPECT_EQ(parked.smemBytes(), 226336);
+  EXPECT_EQ(parked.entryName(), c.entryName() + "_park");
+  EXPECT_NE(parked.toMeta().find("\nsmem_bytes=226336\n"), std::string::npos);
+  EXPECT_NE(parked.toMeta().find("\npark=1\n"), std::string::npos);
+  EXPECT_NE(c.toMeta().find("\npark=0\n"), std::string::npos);
 }
 
 TEST(SmemBytesFor, PadsScaleSlicesTo128Bytes) {
@@ -355,7 +386,8 @@ TEST(KernelConfig, ToMeta) {
             "smem_bytes=221184\n"
             "red_max_blocks=0\n"
             "in_place_only=0\n"
-            "quad_b=0\n");
+            "quad_b=0\n"
+            "park=0\n");
   KernelConfig c = validConfig();
   c.clusterN = 2;
   std::string meta = c.toMeta();
@@ -430,15 +462,29 @@ TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
   Target h200;
   std::vector<KernelConfig> candidates = candidateKGroupedConfigs(h200);
   // 70 selectable kernels, then 4 three-warpgroup tiles in 3 forms each,
-  // then 56 of those with quad-ordered B.
-  EXPECT_EQ(candidates.size(), 138u);
+  // then 56 of those with quad-ordered B, then the 5 in-place kernels
+  // whose width is a multiple of 32 with parked tiles.
+  EXPECT_EQ(candidates.size(), 143u);
   std::set<std::string> names;
   for (const KernelConfig &c : candidates) {
     SCOPED_TRACE(c.entryName());
     EXPECT_EQ(checkConfig(c, h200), "");
-    EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, h200));
     EXPECT_EQ(c.descSlots, 2);
     size_t index = size_t(&c - candidates.data());
+    EXPECT_EQ(c.park, index >= 138 ? 1 : 0);
+    if (index >= 138) {
+      // The in-place twin is a candidate; the park takes stages.
+      EXPECT_TRUE(parkFits(c, h200));
+      EXPECT_EQ(c.stages, maxParkedStages(c.blockM, c.blockN, h200));
+      KernelConfig twin = c;
+      twin.park = 0;
+      twin.stages = maxStages(c.blockM, c.blockN, h200);
+      EXPECT_NE(std::find(candidates.begin(), candidates.begin() + 138, twin),
+                candidates.begin() + 138);
+      EXPECT_TRUE(names.insert(c.entryName()).second) << "duplicate";
+      continue;
+    }
+    EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, h200));
     EXPECT_EQ(c.quadB, index >= 82 ? 1 : 0);
     if (index >= 82) {
       // Its natural-order twin comes first, and it has an epilogue that
@@ -502,8 +548,15 @@ TEST(Candidates, DeterministicOrder) {
   // Then quad-ordered B, in the same order, for every kernel but the
   // in-place ones whose width allows it.
   EXPECT_EQ(a[82].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_q");
-  EXPECT_EQ(a.back().entryName(),
+  EXPECT_EQ(a[137].entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm192_bn64_s6_r2_red8_q");
+  // Then the in-place kernels that can park their tiles, parked.
+  EXPECT_EQ(a[138].entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s3_r2_ip_park");
+  EXPECT_EQ(a[140].entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s4_r2_ip_park");
+  EXPECT_EQ(a.back().entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn64_s7_r2_ip_park");
 }
 
 TEST(Candidates, FollowTheTarget) {
@@ -516,7 +569,8 @@ TEST(Candidates, FollowTheTarget) {
     SCOPED_TRACE(c.entryName());
     EXPECT_EQ(checkConfig(c, t), "");
     EXPECT_EQ(c.numSMs, 78);
-    EXPECT_EQ(c.stages, maxStages(c.blockM, c.blockN, t));
+    EXPECT_EQ(c.stages, c.park ? maxParkedStages(c.blockM, c.blockN, t)
+                               : maxStages(c.blockM, c.blockN, t));
   }
 }
 
@@ -891,11 +945,12 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(wideInPlace.clusterM, 1);
   wide.inPlace = false;
   EXPECT_EQ(selectKGroupedConfig(wide, h200).clusterM, 2);
-  KGroupedProblem large = uniformProblem(16, 7168, 2048, 2048);
+  KGroupedProblem large = uniformProblem(4, 7168, 2048, 8192);
   large.inPlace = true;
   KernelConfig inPlace = selectKGroupedConfig(large, h200);
   EXPECT_EQ(inPlace.redMaxBlocks, 0);
   EXPECT_EQ(inPlace.inPlaceOnly, 1);
+  EXPECT_EQ(inPlace.park, 0);
   large.inPlace = false;
   KernelConfig separateLarge = selectKGroupedConfig(large, h200);
   EXPECT_EQ(separateLarge.inPlaceOnly, 0);
@@ -906,6 +961,51 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(separateLarge, inPlace);
   // The reduction kernel for short groups is never an in-place kernel.
   EXPECT_EQ(reducing.inPlaceOnly, 0);
+}
+
+TEST(Select, ParksTilesOfShortGroupsInPlace) {
+  Target h200;
+  auto select = [&](KGroupedProblem p) {
+    p.inPlace = true;
+    return selectKGroupedConfig(p, h200);
+  };
+  // bench.py's 16- and 8-group shapes: the parked 128-column kernel.
+  for (auto [g, m, n, k] : {std::tuple<int, int64_t, int64_t, int64_t>{
+                                16, 4096, 7168, 2048},
+                            {16, 7168, 2048, 2048},
+                            {8, 4096, 7168, 4096},
+                            {8, 7168, 2048, 4096}}) {
+    KernelConfig c = select(uniformProblem(g, m, n, k));
+    SCOPED_TRACE(c.entryName());
+    EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s4_r2_ip_park");
+    EXPECT_EQ(checkConfig(c, h200), "");
+  }
+  // Mean K at most kParkMaxMeanBlocks blocks (each K rounded up to 128).
+  KGroupedProblem p = uniformProblem(4, 4096, 7168, 128 * kParkMaxMeanBlocks);
+  EXPECT_EQ(select(p).park, 1);
+  p.ks = {6144, 6144, 6144, 6145};
+  EXPECT_EQ(select(p).park, 0);
+  p.ks = {12288, 0, 12288, 0}; // mean 48 blocks, two empty groups
+  EXPECT_EQ(select(p).park, 1);
+  // bench.py's 4-group shapes (mean K 8192): the 192-column in-place kernel.
+  KernelConfig wide = select(uniformProblem(4, 4096, 7168, 8192));
+  EXPECT_EQ(wide.park, 0);
+  EXPECT_EQ(wide.inPlaceOnly, 1);
+  // At least two tiles per SM: 2 x 2 x 16 = 64 tiles are too few.
+  EXPECT_EQ(select(uniformProblem(16, 256, 256, 2048)).park, 0);
+  EXPECT_EQ(select(uniformProblem(16, 2048, 1024, 2048)).park, 1);
+  // Never without the in-place kernel: a separate c, or the reduction
+  // kernel's short groups.
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(16, 4096, 7168, 2048), h200)
+                .park,
+            0);
+  KGroupedProblem seed;
+  seed.m = 2048;
+  seed.n = 2048;
+  seed.numGroups = 4;
+  seed.ks = {256, 128, 128, 256};
+  EXPECT_EQ(select(seed).park, 0);
+  EXPECT_EQ(select(seed).redMaxBlocks, kRedEpilogueTileBlocks);
 }
 
 } // namespace

@@ -44,6 +44,8 @@ StringRef mlir::dgemm::stringifyResourceKind(ResourceKind kind) {
     return "B descriptor slot";
   case ResourceKind::Accumulator:
     return "accumulator";
+  case ResourceKind::Park:
+    return "park slot";
   }
   llvm_unreachable("unknown resource kind");
 }
@@ -57,7 +59,7 @@ toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
                    int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks,
-                   int64_t inPlaceOnly, int64_t quadB) {
+                   int64_t inPlaceOnly, int64_t quadB, int64_t park) {
   heur::KernelConfig c;
   c.blockM = blockM;
   c.blockN = blockN;
@@ -73,6 +75,7 @@ toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
   c.redMaxBlocks = redMaxBlocks;
   c.inPlaceOnly = inPlaceOnly;
   c.quadB = quadB;
+  c.park = park;
   return c;
 }
 
@@ -82,7 +85,7 @@ heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
       attr.getDescSlots(), attr.getMathWarpgroups(), attr.getClusterM(),
       attr.getClusterN(), attr.getSwizzleA(), attr.getSwizzleB(),
       attr.getNumSms(), attr.getRedMaxBlocks(), attr.getInPlaceOnly(),
-      attr.getQuadB());
+      attr.getQuadB(), attr.getPark());
 }
 
 ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
@@ -90,7 +93,7 @@ ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
   return ConfigAttr::get(ctx, c.blockM, c.blockN, c.blockK, c.stages,
                          c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
                          c.swizzleA, c.swizzleB, c.numSMs, c.redMaxBlocks,
-                         c.inPlaceOnly, c.quadB);
+                         c.inPlaceOnly, c.quadB, c.park);
 }
 
 LogicalResult
@@ -99,7 +102,7 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
                    int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks,
-                   int64_t inPlaceOnly, int64_t quadB) {
+                   int64_t inPlaceOnly, int64_t quadB, int64_t park) {
   // The rules live in the heuristics library so that the runtime applies the
   // very same ones to configurations it is handed.
   heur::Target target;
@@ -107,7 +110,7 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       ::toHeuristicsConfig(blockM, blockN, blockK, stages, descSlots,
                            mathWarpgroups, clusterM, clusterN, swizzleA,
                            swizzleB, numSMs, redMaxBlocks, inPlaceOnly,
-                           quadB),
+                           quadB, park),
       target);
   if (!problem.empty())
     return emitError() << "invalid config: " << problem;

@@ -358,3 +358,97 @@ void PromoteOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
         {ResourceKind::StageSFB, stage, AccessKind::Read, Proxy::Generic});
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Parked tiles
+//===----------------------------------------------------------------------===//
+
+int64_t WarpSpecializeOp::getRoleThreads(Region &role) {
+  if (&role == &getProducer())
+    return 1;
+  if (&role == &getMath()) {
+    ConfigAttr config = getKernelConfig(*this);
+    return config ? 128 * config.getMathWarpgroups() : 0;
+  }
+  return getWorkerThreads() ? int64_t(*getWorkerThreads()) : 0;
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  if (getWorkers().empty())
+    return success();
+  // The workers are threads 32 .. 32 + worker_threads - 1 of warpgroup 0.
+  if (!getWorkerThreads() || *getWorkerThreads() < 1 ||
+      *getWorkerThreads() > 96)
+    return emitOpError("a 'workers' region needs 'worker_threads' in [1, 96] "
+                       "(threads 32 to 127 of the producer warpgroup)");
+  return success();
+}
+
+/// The region of the enclosing dgemm.warp_specialize that `op` runs in.
+static Region *roleOf(Operation *op, WarpSpecializeOp &ws) {
+  Region *region = op->getParentRegion();
+  while (region && !isa<WarpSpecializeOp>(region->getParentOp()))
+    region = region->getParentOp()->getParentRegion();
+  if (region)
+    ws = cast<WarpSpecializeOp>(region->getParentOp());
+  return region;
+}
+
+/// The checks dgemm.park.store and dgemm.park.reduce share: a kernel that
+/// parks its tiles, the role (`math` or `workers`), a slot from a one-stage
+/// dgemm.stage.
+static LogicalResult verifyParkAccess(Operation *op, Value slot,
+                                      bool inWorkers) {
+  ConfigAttr config = getKernelConfig(op);
+  if (config && !config.getPark())
+    return op->emitOpError("needs a kernel whose config has park = 1");
+  WarpSpecializeOp ws;
+  if (Region *role = roleOf(op, ws)) {
+    Region &want = inWorkers ? ws.getWorkers() : ws.getMath();
+    if (role != &want)
+      return op->emitOpError("must be in the '")
+             << (inWorkers ? "workers" : "math")
+             << "' region of dgemm.warp_specialize";
+  }
+  auto stage = slot.getDefiningOp<StageOp>();
+  if (!stage || stage.getStages() != 1)
+    return op->emitOpError("slot must come from a dgemm.stage of 1 stage "
+                           "(the park holds one tile)");
+  return success();
+}
+
+LogicalResult ParkStoreOp::verify() {
+  if (getSums().empty())
+    return emitOpError("needs at least one sum");
+  int64_t cols = 0;
+  for (Value sum : getSums()) {
+    int64_t len = cast<VectorType>(sum.getType()).getNumElements();
+    if (len % 4 != 0)
+      return emitOpError("each sum must hold a multiple of 4 values (8 "
+                         "columns of the fragment), got ")
+             << len;
+    cols += 2 * len;
+  }
+  if (ConfigAttr config = getKernelConfig(*this))
+    if (cols != config.getBlockN())
+      return emitOpError("sums cover ")
+             << cols << " columns, the tile has block_n = "
+             << config.getBlockN();
+  return verifyParkAccess(*this, getSlot(), /*inWorkers=*/false);
+}
+
+void ParkStoreOp::getResourceAccesses(
+    SmallVectorImpl<ResourceAccess> &accesses) {
+  accesses.push_back(
+      {ResourceKind::Park, getSlot(), AccessKind::Write, Proxy::Generic});
+}
+
+LogicalResult ParkReduceOp::verify() {
+  return verifyParkAccess(*this, getSlot(), /*inWorkers=*/true);
+}
+
+void ParkReduceOp::getResourceAccesses(
+    SmallVectorImpl<ResourceAccess> &accesses) {
+  accesses.push_back(
+      {ResourceKind::Park, getSlot(), AccessKind::Read, Proxy::Generic});
+}

@@ -222,14 +222,31 @@ public:
     auto ws = b.create<WarpSpecializeOp>(
         loc, b.getI32IntegerAttr(producerRegisters(config)),
         b.getI32IntegerAttr(mathRegisters(config)), IntegerAttr(),
-        IntegerAttr());
+        IntegerAttr(), IntegerAttr(), IntegerAttr(), IntegerAttr());
     ws.getProducer().push_back(new Block());
     ws.getMath().push_back(new Block());
     b.setInsertionPointToStart(&ws.getProducer().front());
     buildProducer(kernel);
     b.setInsertionPointToStart(&ws.getMath().front());
     buildMath(kernel);
+    if (config.getPark()) {
+      ws.setWorkerThreadsAttr(b.getI32IntegerAttr(parkWorkers(config)));
+      ws.getWorkers().push_back(new Block());
+      b.setInsertionPointToStart(&ws.getWorkers().front());
+      buildWorkers(kernel);
+    }
     return kernel;
+  }
+
+  /// Threads that add a parked tile to d (park = 1): the tile's rows are
+  /// block_n / 4 16-byte units, and the workers take as many whole rows at
+  /// a time as a power of two of them fits in the 96 threads the producer
+  /// leaves idle (warps 1-3 of warpgroup 0).
+  static int64_t parkWorkers(ConfigAttr config) {
+    int64_t units = config.getBlockN() / 4, rows = 1;
+    while (2 * rows * units <= 96)
+      rows *= 2;
+    return rows * units;
   }
 
 private:
@@ -333,6 +350,52 @@ private:
                                            newDescGroup, curSlot});
   }
 
+  /// The workers' role (park = 1): the CTA's tiles in the math role's
+  /// order, each taken from the park once the math role parked it. The
+  /// park's slot and phase come from the count of tiles walked, as in
+  /// emitEpilogue.
+  void buildWorkers(KernelOp kernel) {
+    Emitter e{b, loc};
+    // TileSchedule's bounds without a cluster (park = 1 has none), the
+    // tile count first: dgemm-verify-sync checks that they are computed as
+    // the math role's are.
+    Value total = e.mul(
+        e.mul(e.ceilDiv(kernel.getArg(KernelOp::DimM), config.getBlockM()),
+              e.ceilDiv(kernel.getArg(KernelOp::DimN), config.getBlockN())),
+        kernel.getArg(KernelOp::NumGroups));
+    Value first = b.create<NVVM::BlockIdXOp>(loc, b.getI32Type());
+    Value step = b.create<NVVM::GridDimXOp>(loc, b.getI32Type());
+    auto tiles = b.create<scf::ForOp>(loc, first, total, step,
+                                      ValueRange{e.i32(0)});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    Value count = tiles.getRegionIterArg(0);
+    auto slot = b.create<StageOp>(loc, b.getI32Type(), b.getI32Type(), count,
+                                  b.getI32IntegerAttr(1));
+    b.create<ParkReduceOp>(loc, slot.getStage());
+    b.create<scf::YieldOp>(loc, ValueRange{e.add(count, e.i32(1))});
+  }
+
+  /// The end of a tile in the math role: dgemm.epilogue, or with park = 1
+  /// the sums parked for the workers. The park's slot and phase come from
+  /// the number of tiles this CTA walked before this one, (t - first) /
+  /// step, with the CTA index and grid size read afresh (keeping the tile
+  /// loop's copies live past the block loop made ptxas spill).
+  void emitEpilogue(Emitter &e, scf::ForOp tiles, ValueRange sums, Value g,
+                    Value mb, Value nb) {
+    if (!config.getPark()) {
+      b.create<EpilogueOp>(loc, sums, g, mb, nb, Value());
+      return;
+    }
+    Value count = e.div(
+        e.sub(tiles.getInductionVar(),
+              b.create<NVVM::BlockIdXOp>(loc, b.getI32Type())),
+        b.create<NVVM::GridDimXOp>(loc, b.getI32Type()));
+    auto slot = b.create<StageOp>(loc, b.getI32Type(), b.getI32Type(), count,
+                                  b.getI32IntegerAttr(1));
+    b.create<ParkStoreOp>(loc, sums, slot.getStage(), g, mb, nb);
+  }
+
   void buildMath(KernelOp kernel) {
     Emitter e{b, loc};
     TileSchedule sched = TileSchedule::build(e, kernel, config, rasterBandM);
@@ -390,7 +453,7 @@ private:
     // their epilogue needs nothing of c, whose prefetch is then issued at
     // the tile's start.
     bool defer = deferEpilogue && per == 1 && !pipelined &&
-                 config.getInPlaceOnly() != 0;
+                 config.getInPlaceOnly() != 0 && !config.getPark();
     SmallVector<Value> tileInit = {e.i32(0)};
     if (defer) {
       // The pending epilogue: its group, m-block, n-block and block count,
@@ -429,7 +492,8 @@ private:
     }
     Value numKBlocks = e.div(e.loadK(ks, g), e.i32(128));
     if (pipelined) {
-      buildPipelinedBlocks(e, it, numKBlocks, accTypes.front(), g, mb, nb);
+      buildPipelinedBlocks(e, tiles, it, numKBlocks, accTypes.front(), g, mb,
+                           nb);
       return;
     }
     SmallVector<Value> init = {it};
@@ -555,8 +619,7 @@ private:
       markBlockLoop(kloop, 1, 0);
       emitBlocks(kloop, 1);
     }
-    b.create<EpilogueOp>(loc, kloop.getResults().drop_front(), g, mb, nb,
-                           Value());
+    emitEpilogue(e, tiles, kloop.getResults().drop_front(), g, mb, nb);
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
   }
 
@@ -638,8 +701,9 @@ private:
   /// dgemm-place-sync places the waits and the stage's release in the next
   /// iteration (or after the loop). The loop body names the two fragments
   /// apart, so each keeps its registers while its WGMMAs run.
-  void buildPipelinedBlocks(Emitter &e, Value it, Value numKBlocks,
-                            VectorType accType, Value g, Value mb, Value nb) {
+  void buildPipelinedBlocks(Emitter &e, scf::ForOp tiles, Value it,
+                            Value numKBlocks, VectorType accType, Value g,
+                            Value mb, Value nb) {
     Value zeros = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
     Type i32 = b.getI32Type();
@@ -715,8 +779,7 @@ private:
       b.setInsertionPointToStart(&any.getElseRegion().front());
       b.create<scf::YieldOp>(loc, ValueRange{it, zeros});
     }
-    b.create<EpilogueOp>(loc, ValueRange{any.getResult(1)}, g, mb, nb,
-                           Value());
+    emitEpilogue(e, tiles, ValueRange{any.getResult(1)}, g, mb, nb);
     b.create<scf::YieldOp>(loc, ValueRange{any.getResult(0)});
   }
 

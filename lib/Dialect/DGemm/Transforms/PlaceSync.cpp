@@ -392,6 +392,98 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     return success();
   }
 
+  /// Park slots: one role writes a slot, another reads it, both through the
+  /// generic proxy, so the pair of barriers is the whole protocol. In each
+  /// block, the writer waits for the slot's park_empty barrier before its
+  /// first write and arrives on park_full after its last; the reader waits
+  /// on park_full before its first read and arrives on park_empty after its
+  /// last. Every thread of a role arrives (mbarrier.arrive releases the
+  /// thread's own accesses), so the counts are the roles' threads.
+  LogicalResult placePark(WarpSpecializeOp ws) {
+    Region *writer = nullptr, *reader = nullptr;
+    Operation *firstWrite = nullptr, *firstRead = nullptr;
+    std::function<LogicalResult(Region &, Block &)> place =
+        [&](Region &role, Block &block) -> LogicalResult {
+      // Per slot: the first and last access in this block, and their kind.
+      llvm::MapVector<Value, std::pair<Operation *, Operation *>> span;
+      DenseMap<Value, AccessKind> kindOf;
+      for (Operation &op : block) {
+        for (Region &region : op.getRegions())
+          for (Block &nested : region)
+            if (failed(place(role, nested)))
+              return failure();
+        for (const ResourceAccess &a : accessesOf(&op)) {
+          if (a.kind != ResourceKind::Park)
+            continue;
+          if (a.proxy != Proxy::Generic)
+            return op.emitOpError("accesses a park slot asynchronously; the "
+                                  "park's barriers order generic accesses "
+                                  "only");
+          Region *&side = a.access == AccessKind::Write ? writer : reader;
+          Operation *&first =
+              a.access == AccessKind::Write ? firstWrite : firstRead;
+          if (side && side != &role)
+            return op.emitOpError("is a second role that ")
+                   << (a.access == AccessKind::Write ? "writes" : "reads")
+                   << " the park: one role writes it, another reads it";
+          side = &role;
+          if (!first)
+            first = &op;
+          auto [it, fresh] = kindOf.try_emplace(a.index, a.access);
+          if (!fresh && it->second != a.access)
+            return op.emitOpError("both writes and reads a park slot in one "
+                                  "block: the park hands a tile from one "
+                                  "role to another");
+          auto &sp = span[a.index];
+          if (!sp.first)
+            sp.first = &op;
+          sp.second = &op;
+        }
+      }
+      for (auto [slot, sp] : span) {
+        FailureOr<Value> phase = phaseOf(sp.first, slot);
+        if (failed(phase))
+          return failure();
+        bool writes = kindOf[slot] == AccessKind::Write;
+        if (!definedBefore(slot, sp.first) ||
+            !definedBefore(*phase, sp.first))
+          return sp.first->emitOpError(
+              "uses a park slot defined after it in its block");
+        OpBuilder b(sp.first);
+        b.create<WaitOp>(sp.first->getLoc(),
+                         writes ? BarrierKind::park_empty
+                                : BarrierKind::park_full,
+                         slot, *phase);
+        b.setInsertionPointAfter(sp.second);
+        b.create<ArriveOp>(sp.second->getLoc(),
+                           writes ? BarrierKind::park_full
+                                  : BarrierKind::park_empty,
+                           slot, IntegerAttr());
+        ++numWaits;
+        ++numArrives;
+      }
+      return success();
+    };
+    for (Region *role : {&ws.getProducer(), &ws.getMath(), &ws.getWorkers()})
+      for (Block &block : *role)
+        if (failed(place(*role, block)))
+          return failure();
+    if (!writer && !reader)
+      return success();
+    if (!writer || !reader)
+      return (writer ? firstWrite : firstRead)
+          ->emitOpError(writer ? "writes the park, but no role reads it: the "
+                                 "writer would wait forever"
+                               : "reads the park, but no role writes it: the "
+                                 "reader would wait forever");
+    Builder b(ws.getContext());
+    ws.setParkFullArrivalsAttr(
+        b.getI32IntegerAttr(ws.getRoleThreads(*writer)));
+    ws.setParkEmptyArrivalsAttr(
+        b.getI32IntegerAttr(ws.getRoleThreads(*reader)));
+    return success();
+  }
+
   /// Whether the producer role writes stages through the async proxy (TMA),
   /// so that generic reads of a stage must be fenced before its release.
   static bool refilledAsynchronously(WarpSpecializeOp ws) {
@@ -408,7 +500,8 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     WalkResult result = getOperation().walk([&](WarpSpecializeOp ws) {
       fenceGenericReads = !skipProxyFence && refilledAsynchronously(ws);
       if (failed(placeProducer(ws.getProducer().front())) ||
-          failed(placeMath(ws.getMath().front(), MathState())))
+          failed(placeMath(ws.getMath().front(), MathState())) ||
+          failed(placePark(ws)))
         return WalkResult::interrupt();
       // The producer role is one thread: one arrive completes a full phase
       // (the TMA bytes do the rest). A math role's release is one arrive per

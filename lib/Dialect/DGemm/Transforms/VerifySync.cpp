@@ -54,12 +54,178 @@ public:
 
   LogicalResult run() {
     if (failed(checkProducerBlock(ws.getProducer().front())) ||
-        failed(checkDescriptors()) || failed(checkMathBlock(ws.getMath().front(), MathState())))
+        failed(checkDescriptors()) ||
+        failed(checkMathBlock(ws.getMath().front(), MathState())) ||
+        failed(checkPark()))
       return failure();
     return success();
   }
 
 private:
+  /// The park: one role writes a slot and another reads it, through the
+  /// generic proxy. In every block, a write must follow the slot's
+  /// park_empty wait and a read its park_full wait, each with the phase of
+  /// the slot's own dgemm.stage; the block then arrives on the other
+  /// barrier of the pair after its last access (park_full after writes,
+  /// park_empty after reads), and accesses nothing after that. The arrival
+  /// counts recorded on the warp_specialize are the two roles' threads, and
+  /// both roles access the park once per iteration of the same tile loop,
+  /// so that every phase one side completes is one the other waits for.
+  LogicalResult checkPark() {
+    Region *writer = nullptr, *reader = nullptr;
+    Operation *writeOp = nullptr, *readOp = nullptr;
+    std::function<LogicalResult(Region &, Block &)> check =
+        [&](Region &role, Block &block) -> LogicalResult {
+      // Per slot: the barrier waited on (null: none) and the arrive that
+      // released it (null: not yet).
+      DenseMap<Value, WaitOp> waited;
+      DenseMap<Value, ArriveOp> released;
+      for (Operation &op : block) {
+        for (Region &region : op.getRegions())
+          for (Block &nested : region)
+            if (failed(check(role, nested)))
+              return failure();
+        auto isPark = [](BarrierKind k) {
+          return k == BarrierKind::park_full || k == BarrierKind::park_empty;
+        };
+        if (auto wait = dyn_cast<WaitOp>(op); wait && isPark(wait.getBarrier())) {
+          auto stage = wait.getStage().getDefiningOp<StageOp>();
+          if (!stage || wait.getPhase() != stage.getPhase())
+            return wait.emitError("waits on a park barrier with a phase that "
+                                  "is not its slot's (the phase result of "
+                                  "the dgemm.stage that gives the slot)");
+          waited[wait.getStage()] = wait;
+          released.erase(wait.getStage());
+          continue;
+        }
+        if (auto arrive = dyn_cast<ArriveOp>(op);
+            arrive && isPark(arrive.getBarrier())) {
+          WaitOp w = waited.lookup(arrive.getStage());
+          BarrierKind want = !w ? arrive.getBarrier()
+                             : w.getBarrier() == BarrierKind::park_empty
+                                 ? BarrierKind::park_full
+                                 : BarrierKind::park_empty;
+          if (!w || released.count(arrive.getStage()) ||
+              arrive.getBarrier() != want)
+            return arrive.emitError("arrives on a park barrier without "
+                                    "holding the slot (no matching wait "
+                                    "before it in its block)");
+          released[arrive.getStage()] = arrive;
+          continue;
+        }
+        for (const ResourceAccess &a : accessesOf(&op)) {
+          if (a.kind != ResourceKind::Park)
+            continue;
+          bool writes = a.access == AccessKind::Write;
+          if (a.proxy != Proxy::Generic)
+            return op.emitError("accesses a park slot asynchronously: its "
+                                "barriers order generic accesses only");
+          Region *&side = writes ? writer : reader;
+          if (side && side != &role)
+            return op.emitError("is a second role that ")
+                   << (writes ? "writes" : "reads") << " the park";
+          side = &role;
+          (writes ? writeOp : readOp) = &op;
+          WaitOp w = waited.lookup(a.index);
+          BarrierKind want =
+              writes ? BarrierKind::park_empty : BarrierKind::park_full;
+          if (!w || w.getBarrier() != want)
+            return hazard(&op,
+                          writes ? "writes a park slot before waiting on its "
+                                   "park_empty barrier"
+                                 : "reads a park slot before waiting on its "
+                                   "park_full barrier",
+                          nullptr, "");
+          if (ArriveOp r = released.lookup(a.index))
+            return hazard(&op,
+                          Twine(writes ? "writes" : "reads") +
+                              " a park slot after releasing it",
+                          r, "released here");
+        }
+      }
+      for (auto [slot, w] : waited)
+        if (!released.count(slot))
+          return w.emitError("acquires a park slot that its block never "
+                             "releases: the other role would wait forever");
+      return success();
+    };
+    for (Region *role : {&ws.getProducer(), &ws.getMath(), &ws.getWorkers()})
+      for (Block &block : *role)
+        if (failed(check(*role, block)))
+          return failure();
+    if (!writer && !reader)
+      return success();
+    if (!writer || !reader)
+      return (writer ? writeOp : readOp)
+          ->emitError(writer ? "writes the park, but no role reads it"
+                             : "reads the park, but no role writes it");
+    auto counts = [&](std::optional<uint32_t> got, Region &role,
+                      const char *name) -> LogicalResult {
+      int64_t threads = ws.getRoleThreads(role);
+      if (!got || int64_t(*got) != threads)
+        return ws.emitError(name)
+               << " is " << (got ? int64_t(*got) : int64_t(0))
+               << " but the role that arrives on it has " << threads
+               << " threads";
+      return success();
+    };
+    if (failed(counts(ws.getParkFullArrivals(), *writer,
+                      "park_full_arrivals")) ||
+        failed(counts(ws.getParkEmptyArrivals(), *reader,
+                      "park_empty_arrivals")))
+      return failure();
+    // One access per tile on each side: each sits directly in the body of
+    // its role's top-level loop, and the two loops walk the same range.
+    auto tileLoop = [&](Operation *op, Region &role) -> scf::ForOp {
+      auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+      if (!loop || loop->getParentRegion() != &role)
+        return scf::ForOp();
+      return loop;
+    };
+    scf::ForOp w = tileLoop(writeOp, *writer), r = tileLoop(readOp, *reader);
+    if (!w || !r)
+      return hazard(w ? readOp : writeOp,
+                    "accesses the park outside the body of its role's "
+                    "top-level loop: the two roles could pass through the "
+                    "park a different number of times",
+                    w ? writeOp : readOp, "the other role's access");
+    if (!sameValue(w.getLowerBound(), r.getLowerBound()) ||
+        !sameValue(w.getUpperBound(), r.getUpperBound()) ||
+        !sameValue(w.getStep(), r.getStep()))
+      return hazard(readOp,
+                    "accesses the park in a loop whose bounds differ from "
+                    "those of the loop that writes it",
+                    writeOp, "written here");
+    return success();
+  }
+
+  /// Whether `a` and `b` are computed alike: the same value, the same
+  /// argument of the kernel, or the same side-effect-free operation on
+  /// operands computed alike (values of different roles' regions).
+  static bool sameValue(Value a, Value b, int depth = 0) {
+    if (a == b)
+      return true;
+    if (depth > 32 || a.getType() != b.getType())
+      return false;
+    auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+    if (argA || argB)
+      return argA && argB && argA.getOwner() == argB.getOwner() &&
+             argA.getArgNumber() == argB.getArgNumber();
+    Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+    if (x->getName() != y->getName() ||
+        x->getAttrDictionary() != y->getAttrDictionary() ||
+        x->getNumOperands() != y->getNumOperands() ||
+        x->getNumRegions() != 0 || y->getNumRegions() != 0 ||
+        cast<OpResult>(a).getResultNumber() !=
+            cast<OpResult>(b).getResultNumber() ||
+        !isMemoryEffectFree(x))
+      return false;
+    for (auto [u, v] : llvm::zip(x->getOperands(), y->getOperands()))
+      if (!sameValue(u, v, depth + 1))
+        return false;
+    return true;
+  }
+
   InFlightDiagnostic hazard(Operation *op, const Twine &msg, Operation *other,
                             const Twine &otherMsg) {
     InFlightDiagnostic diag = op->emitError(msg);

@@ -43,12 +43,16 @@ struct KernelMeta {
   /// Optional key (absent: 0): 1 for a kernel that reads B's rows in quad
   /// order through a 5-D map (docs/KernelABI.md); N must be a multiple of 16.
   int quadB = 0;
+  /// Optional key (absent: 0): 1 for a kernel whose producer warpgroup adds
+  /// the tiles the math warpgroups park in shared memory to d. It must match
+  /// the configuration.
+  int park = 0;
 };
 
 /// Parses the text of a .meta file. `fileName` is used in messages only;
 /// `expectedEntry`, when non-empty, must equal the entry key (it is the file
 /// stem). Every documented key appears at most once, and all but the
-/// optional red_max_blocks, in_place_only and quad_b are required; keys this version
+/// optional red_max_blocks, in_place_only, quad_b and park are required; keys this version
 /// does not know are ignored so that newer compilers may add some. Errors
 /// (ErrorCode::BadKernelBundle) name the file, the line or key, and the rule.
 Status parseKernelMeta(const std::string &text, const std::string &fileName,

@@ -87,7 +87,12 @@ uint64_t workspaceBytesFor(int64_t gridX, int descSlots);
 /// red_max_blocks in place and clears in_place_only (0: the register
 /// epilogue), then DGEMM_IN_PLACE_ONLY ("0" or "1") sets in_place_only (1
 /// clears red_max_blocks); both are ignored for calls that are not in place,
-/// which never take those kernels. Quad-ordered B (quad_b) is decided last,
+/// which never take those kernels. DGEMM_PARK ("0" or "1", in place only)
+/// clears park, or sets it where the in-place kernel can park its tiles
+/// (heuristics::parkFits); a change of park, or of the epilogue, resets the
+/// stages to the most that fit, DGEMM_STAGES applying again. DGEMM_BLOCK_N
+/// and DGEMM_BLOCK_M clear park when the forced tile cannot park.
+/// Quad-ordered B (quad_b) is decided last,
 /// by heuristics::quadBFits on the resulting kernel; DGEMM_QUAD_B=0 turns it
 /// off.
 heuristics::KernelConfig chooseKGroupedConfig(int64_t m, int64_t n,

@@ -76,8 +76,10 @@ def DGemm_TmaOperandAttr : EnumAttr<DGemm_Dialect, DGemm_TmaOperand, "operand"> 
   let assemblyFormat = "$value";
 }
 
-def DGemm_BarrierKind : I32EnumAttr<"BarrierKind", "Pipeline barrier of a stage", [
-    I32EnumAttrCase<"full", 0>, I32EnumAttrCase<"empty", 1>]> {
+def DGemm_BarrierKind : I32EnumAttr<"BarrierKind",
+    "Barrier of a pipeline stage or of a park slot", [
+    I32EnumAttrCase<"full", 0>, I32EnumAttrCase<"empty", 1>,
+    I32EnumAttrCase<"park_full", 2>, I32EnumAttrCase<"park_empty", 3>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::dgemm";
 }
@@ -119,7 +121,10 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
     with `red.global.add`, with no register epilogue; `quad_b = 1` (optional,
     default 0) reads B's rows in quad order through a 5-D tensor map, so that
     each thread's fragment holds 4 consecutive columns per 16 (docs/Kernel.md;
-    N must be a multiple of 16). Filled in by `dgemm-select-config` from the shared heuristics
+    N must be a multiple of 16); `park = 1` (optional, default 0; needs
+    `in_place_only = 1`) makes the math warpgroups park each tile's sums in
+    shared memory for the producer warpgroup's spare warps to add to d
+    (dgemm.park.store, dgemm.park.reduce). Filled in by `dgemm-select-config` from the shared heuristics
     library (runtime/heuristics), which the runtime uses too.
   }];
   let parameters = (ins
@@ -129,7 +134,8 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
     "int64_t":$swizzle_a, "int64_t":$swizzle_b, "int64_t":$num_sms,
     DefaultValuedParameter<"int64_t", "0">:$red_max_blocks,
     DefaultValuedParameter<"int64_t", "0">:$in_place_only,
-    DefaultValuedParameter<"int64_t", "0">:$quad_b);
+    DefaultValuedParameter<"int64_t", "0">:$quad_b,
+    DefaultValuedParameter<"int64_t", "0">:$park);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -204,17 +210,30 @@ def DGemm_WarpSpecializeOp : DGemm_Op<"warp_specialize", [NoTerminator,
   let summary = "Splits the CTA into a producer warpgroup and math warpgroups";
   let description = [{
     The `producer` region runs on one elected thread of warpgroup 0 (the TMA
-    issuer); the `math` region on every thread of warpgroups 1..N. Each role
-    first moves its register budget with `setmaxnreg`. The barrier arrival
-    counts are derived by dgemm-place-sync from the roles that arrive.
+    issuer); the `math` region on every thread of warpgroups 1..N; the
+    optional `workers` region on `worker_threads` threads of warpgroup 0 from
+    thread 32 on (the warps the producer leaves idle), in kernels that park
+    their tiles. Each warpgroup first moves its register budget with
+    `setmaxnreg`. The barrier arrival counts are derived by dgemm-place-sync
+    from the roles that arrive.
   }];
   let arguments = (ins I32Attr:$producer_regs, I32Attr:$math_regs,
                    OptionalAttr<I32Attr>:$full_arrivals,
-                   OptionalAttr<I32Attr>:$empty_arrivals);
-  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$math);
+                   OptionalAttr<I32Attr>:$empty_arrivals,
+                   OptionalAttr<I32Attr>:$worker_threads,
+                   OptionalAttr<I32Attr>:$park_full_arrivals,
+                   OptionalAttr<I32Attr>:$park_empty_arrivals);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$math,
+                 MaxSizedRegion<1>:$workers);
   let assemblyFormat = [{
     `producer` `(` `regs` `=` $producer_regs `)` $producer
-    `math` `(` `regs` `=` $math_regs `)` $math attr-dict
+    `math` `(` `regs` `=` $math_regs `)` $math
+    (`workers` $workers^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Threads that run `role` (one of this op's regions).
+    int64_t getRoleThreads(::mlir::Region &role);
   }];
 }
 
@@ -386,6 +405,42 @@ def DGemm_EpilogueOp : DGemm_Op<"epilogue", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def DGemm_ParkStoreOp : DGemm_Op<"park.store",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
+  let summary = "Writes one output tile's FP32 sums into a park slot";
+  let description = [{
+    The math role's epilogue in a kernel that parks its tiles (`park = 1`):
+    every math thread writes its sums (as dgemm.epilogue's `sums`) into the
+    park, a row-major FP32 tile in shared memory after the pipeline, and the
+    first math thread records the tile's coordinates (`group`, `m_block`,
+    `n_block`) beside it. A generic-proxy write of park slot `slot` (produced
+    by dgemm.stage with one stage: the park is a ring of one slot, whose
+    phase alternates from tile to tile). dgemm.park.reduce in the `workers`
+    role adds the tile to d.
+  }];
+  let arguments = (ins Variadic<VectorOfRankAndType<[1], [F32]>>:$sums,
+                   I32:$slot, I32:$group, I32:$m_block, I32:$n_block);
+  let assemblyFormat = [{
+    $sums `slot` `(` $slot `)` `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` attr-dict `:` type($sums)
+  }];
+  let hasVerifier = 1;
+}
+
+def DGemm_ParkReduceOp : DGemm_Op<"park.reduce",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
+  let summary = "Adds the tile in a park slot to d";
+  let description = [{
+    The workers' half of the parked epilogue: reads the parked tile's
+    coordinates and sums from park slot `slot` (generic-proxy reads) and,
+    if the tile's group has K blocks, adds the sums to d with 16-byte
+    `red.global.add.v4.f32`, clipped to M x N. Each worker thread takes one
+    16-byte column unit of a set of rows.
+  }];
+  let arguments = (ins I32:$slot);
+  let assemblyFormat = "`slot` `(` $slot `)` attr-dict";
+  let hasVerifier = 1;
+}
+
 def DGemm_PrefetchCOp : DGemm_Op<"prefetch_c"> {
   let summary = "Prefetches one output tile of c into L2, if `valid`";
   let description = [{
@@ -404,18 +459,22 @@ def DGemm_PrefetchCOp : DGemm_Op<"prefetch_c"> {
 //===----------------------------------------------------------------------===//
 
 def DGemm_WaitOp : DGemm_Op<"wait"> {
-  let summary = "Waits for a phase of a stage's full or empty mbarrier";
+  let summary = "Waits for a phase of a stage's or park slot's full or empty mbarrier";
   let description = [{
     `full`: the stage's TMA loads for `phase` have landed. `empty`: every math
     thread released the stage's previous contents (parity `phase ^ 1`, so the
-    first pass over a fresh barrier does not block).
+    first pass over a fresh barrier does not block). `park_full` and
+    `park_empty` are the same pair for a park slot (`stage` is the slot):
+    the math role filled it, and the workers emptied its previous contents
+    (parity `phase ^ 1`).
   }];
   let arguments = (ins DGemm_BarrierKindAttr:$barrier, I32:$stage, I32:$phase);
   let assemblyFormat = "`` $barrier `(` $stage `)` `phase` `(` $phase `)` attr-dict";
 }
 
 def DGemm_ArriveOp : DGemm_Op<"arrive"> {
-  let summary = "Arrives on a stage's full (with expected bytes) or empty mbarrier";
+  let summary = "Arrives on a stage's full (with expected bytes) or empty "
+                "mbarrier, or on a park slot's";
   let arguments = (ins DGemm_BarrierKindAttr:$barrier, I32:$stage,
                    OptionalAttr<I64Attr>:$tx_bytes);
   let assemblyFormat = "`` $barrier `(` $stage `)` (`tx` $tx_bytes^)? attr-dict";

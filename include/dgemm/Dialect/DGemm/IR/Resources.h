@@ -25,6 +25,10 @@ enum class ResourceKind {
   DescSlotB,
   /// WGMMA accumulator registers; `index` is the accumulator SSA value.
   Accumulator,
+  /// A slot of the park, the shared-memory tile the math warpgroups hand to
+  /// the producer warpgroup's workers; `index` is the slot (an i32 value
+  /// produced by dgemm.stage).
+  Park,
 };
 
 enum class AccessKind { Read, Write };

@@ -94,7 +94,8 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
            "first WGMMAs are issued and the tensor-core turn is handed "
            "over, so that it overlaps them and the other warpgroup's (the "
            "last tile's after the tile loop); c is prefetched at the tile's "
-           "start for tiles of at most 8 blocks">,
+           "start for tiles of at most 8 blocks; not with park = 1, whose "
+           "epilogue overlaps the next tile already">,
     Option<"reloadSfaAfterTurn", "reload-sfa-after-turn", "bool", "false",
            "With the scales held in registers and tensor-core turns: read "
            "the block's two sfa values again from the stage right after "
@@ -128,7 +129,12 @@ def DGemmPlaceSync : Pass<"dgemm-place-sync", "ModuleOp"> {
       proxy and the producer refills it through the async proxy;
     - before each generic write of a descriptor slot, a drain of the loads
       that may still read it, and after it the tensormap release/acquire pair;
-    and records the barriers' arrival counts on the warp_specialize op.
+    - around a park slot's generic accesses in a block of a role (one role
+      writes it, another reads it): before the first one a wait on the
+      slot's park_empty barrier (writer) or park_full barrier (reader), and
+      after the last one an arrive on the other barrier of the pair;
+    and records the barriers' arrival counts on the warp_specialize op (for
+    the park, every thread of the role that writes or reads it).
     WGMMA work still in flight may be carried from one loop iteration to the
     next through scf.for iter_args, and into both branches of an scf.if
     (docs/Synchronization.md); other regions entered with work in flight are
@@ -166,9 +172,13 @@ def DGemmVerifySync : Pass<"dgemm-verify-sync", "ModuleOp"> {
     stage released while an asynchronous read may be pending, a full-barrier
     arrive whose byte count differs from the loads it covers, an accumulator
     read before its WGMMA completed, a descriptor slot rewritten while TMA
-    loads issued with its previous contents may still read it, or a load
-    through a rewritten slot before the tensormap release/acquire. Each error
-    names both operations of the hazard.
+    loads issued with its previous contents may still read it, a load
+    through a rewritten slot before the tensormap release/acquire, a park
+    slot written before its park_empty wait or read before its park_full
+    wait (with the slot's own phase), accessed after its release or never
+    released, park arrival counts that differ from the writing and reading
+    roles' threads, or writer and reader walking different tile loops. Each
+    error names both operations of the hazard where there are two.
   }];
 }
 
@@ -232,15 +242,6 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "the workspace pointer is null, which the runtime never passes, "
            "so the sums are computed but never written, to time the kernel "
            "without the epilogue's cost">,
-    Option<"epilogueWarps", "epilogue-warps", "bool", "false",
-           "In-place kernels that can park a tile (heuristics::canParkTile: "
-           "3 stages at 192 columns, 4 at 128): the math warpgroups park "
-           "each tile's sums and coordinates in shared memory after the "
-           "pipeline, and spare warps of the producer warpgroup add them to "
-           "d with 16-byte reductions while the next tile runs. "
-           "Experimental: its two barriers are placed by this conversion, "
-           "not by dgemm-place-sync, so dgemm-verify-sync does not check "
-           "them">,
     Option<"sfbStride", "unsafe-sfb-stride", "int64_t", "1",
            "TEST ONLY (wrong results unless 1): the promotion reads the sfb "
            "pair of every this-many-th 8-column group from the stage and "

@@ -62,21 +62,25 @@ struct KernelConfig {
   /// N % 16 == 0 at launch and blockN % (16 * clusterM) == 0; excludes
   /// inPlaceOnly. 0: B's rows in order.
   int quadB = 0;
+  /// Parked tiles (1): the math warpgroups write each tile's FP32 sums into
+  /// shared memory after the pipeline (the park) and go on to the next
+  /// tile, while threads 32 and up of the producer warpgroup add the parked
+  /// tile to d with 16-byte `red.global.add` (docs/Kernel.md). Needs
+  /// inPlaceOnly; see parkFits for the other rules. 0: the math warpgroups
+  /// add their sums themselves.
+  int park = 0;
 
   /// One TMA producer warpgroup plus the math warpgroups.
   int threads() const;
-  /// Dynamic shared memory; see smemBytesFor.
+  /// Dynamic shared memory: smemBytesFor, or parkedSmemBytesFor with park.
   int smemBytes() const;
   /// "dgemm_kgrouped_fp8_1d1d_bm<M>_bn<N>_s<S>_r<R>", plus "_c<cm>x<cn>" only
   /// when a cluster dimension is not 1, plus "_red<B>" only when redMaxBlocks
   /// is B > 0, plus "_ip" only when inPlaceOnly is 1, plus "_q" only when
-  /// quadB is 1.
+  /// quadB is 1, plus "_park" only when park is 1.
   std::string entryName() const;
-  /// The .meta file of docs/KernelABI.md, one key=value per line. With
-  /// `parksTiles` (a kernel built with convert-dgemm-to-nvvm's
-  /// epilogue-warps, where canParkTile holds), smem_bytes counts the park:
-  /// parkedSmemBytesFor.
-  std::string toMeta(bool parksTiles = false) const;
+  /// The .meta file of docs/KernelABI.md, one key=value per line.
+  std::string toMeta() const;
 
   bool operator==(const KernelConfig &other) const;
   bool operator!=(const KernelConfig &other) const { return !(*this == other); }
@@ -105,17 +109,29 @@ bool hasEpilogueBuffers(int blockM, int blockN, int stages);
 /// if hasEpilogueBuffers.
 int smemBytesFor(int blockM, int blockN, int stages);
 
-/// Shared memory of a kernel built with convert-dgemm-to-nvvm's
-/// epilogue-warps: the pipeline, then the whole tile's FP32 sums (the park),
-/// its two mbarriers and the parked tile's coordinates (one 32-bit value in
-/// 16 bytes).
+/// Shared memory of a kernel with parked tiles (KernelConfig::park): the
+/// pipeline, then the whole tile's FP32 sums (the park), its two mbarriers
+/// and the parked tile's coordinates (one 32-bit value in 16 bytes).
 int parkedSmemBytesFor(int blockM, int blockN, int stages);
 
-/// Whether epilogue-warps parks `config`'s tiles: an in-place kernel
-/// (inPlaceOnly) with two math warpgroups, no cluster, B in order, block_n a
-/// multiple of 32 (the park's swizzle works on 128-byte groups), and
-/// parkedSmemBytesFor within kSm90MaxSmemPerBlock (at 192 columns: 3 stages).
-bool canParkTile(const KernelConfig &config);
+/// "" if `config` with park = 1 follows the park's rules, else the first
+/// rule it breaks (by .meta key): an in-place kernel (in_place_only) with two
+/// math warpgroups, no cluster, B in order, block_n a multiple of 32 (the
+/// park's swizzle works on 128-byte groups). Shared memory is checkConfig's.
+std::string checkPark(const KernelConfig &config);
+
+/// Whether `config` can park its tiles on `target`: checkPark, and
+/// parkedSmemBytesFor within the target (at 192 columns: 3 stages; at 128,
+/// 4).
+bool parkFits(const KernelConfig &config, const Target &target);
+
+/// Largest stage count whose parkedSmemBytesFor fits the target, capped at
+/// 8; 0 when not even one stage fits.
+int maxParkedStages(int blockM, int blockN, const Target &target);
+
+/// Widest mean K per group, in 128-deep blocks, of a call whose tiles
+/// selectKGroupedConfig parks: 48 (6144 elements). bench/NOTES.md section 16.
+inline constexpr int kParkMaxMeanBlocks = 48;
 
 /// Largest stage count whose smemBytesFor fits the target, capped at 8; 0
 /// when not even one stage fits. On a target with kSm90MaxSmemPerBlock the
@@ -150,8 +166,11 @@ inline constexpr int kRedEpilogueTileBlocks = 8;
 /// tiles take it, hold at least as many blocks as the longer groups, whose
 /// tiles do not; otherwise the in-place kernel (inPlaceOnly = 1). Then
 /// cluster_m = 2 (B multicast across CTA pairs) when the m-block count is
-/// even, N >= 4096 and the kernel is not an in-place one. Last, quad-ordered
-/// B where quadBFits.
+/// even, N >= 4096 and the kernel is not an in-place one. An in-place
+/// kernel with 128-row tiles parks its tiles (park = 1, 128 columns, the
+/// most stages that fit with the park) when the groups' mean K is at most
+/// kParkMaxMeanBlocks blocks and there are at least two tiles per SM. Last,
+/// quad-ordered B where quadBFits.
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
 
@@ -161,8 +180,9 @@ KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
 /// as an in-place kernel), followed by the 192-row tiles (three math
 /// warpgroups) that only the DGEMM_BLOCK_M override selects, each in the
 /// three epilogue forms, then every one of those but the in-place kernels
-/// with quad-ordered B where checkConfig allows it; used to pre-build the
-/// kernel bundle.
+/// with quad-ordered B where checkConfig allows it, then every in-place
+/// kernel that parkFits with park = 1 and the most stages that fit; used to
+/// pre-build the kernel bundle.
 std::vector<KernelConfig> candidateKGroupedConfigs(const Target &target);
 
 } // namespace heuristics
