@@ -215,30 +215,41 @@ def bundle_index(kernel_dir: Optional[str]) -> Optional[List[str]]:
         return None
 
 
-# --- The heuristics' choice, through the exported C++ symbol -----------------------------------
+# --- The runtime's choice, through the exported C++ symbol -------------------------------------
 
-_SELECT_SYMBOL = ("_ZN5dgemm10heuristics20selectKGroupedConfigERKNS0_15KGroupedProblemE"
-                  "RKNS0_6TargetE")
+# dgemm::runtime::chooseKGroupedConfig(int64_t m, int64_t n, int numGroups, const int32_t *ks,
+# const heuristics::Target &, bool inPlace): the heuristics' choice with the runtime's
+# environment overrides (DGEMM_BLOCK_N, DGEMM_STAGES, DGEMM_PARK, ...) applied, read in this
+# process, so the column names the kernel the launch will use.
+_SELECT_SYMBOL = "_ZN5dgemm7runtime20chooseKGroupedConfigElliPKiRKNS_10heuristics6TargetEb"
 
 
 class _Target(ctypes.Structure):
     _fields_ = [("numSMs", ctypes.c_int), ("maxSmemPerBlock", ctypes.c_int)]
 
 
-class _Problem(ctypes.Structure):
-    # int64 m, n; int numGroups; std::vector<int64_t> ks (libstdc++: begin, end, capacity);
-    # int64 expectedKPerGroup; bool inPlace.
-    _fields_ = [("m", ctypes.c_int64), ("n", ctypes.c_int64), ("numGroups", ctypes.c_int),
-                ("ks_begin", ctypes.c_void_p), ("ks_end", ctypes.c_void_p),
-                ("ks_cap", ctypes.c_void_p), ("expectedKPerGroup", ctypes.c_int64),
-                ("inPlace", ctypes.c_bool)]
-
-
 class _Config(ctypes.Structure):
+    # heuristics::KernelConfig, field by field.
     _fields_ = [(f, ctypes.c_int) for f in (
         "blockM", "blockN", "blockK", "stages", "descSlots", "mathWarpgroups",
         "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs", "redMaxBlocks",
-        "inPlaceOnly", "quadB")]
+        "inPlaceOnly", "quadB", "park")]
+
+
+def entry_name(c: Any) -> str:
+    """heuristics::KernelConfig::entryName."""
+    name = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{c.blockN}_s{c.stages}_r{c.descSlots}"
+    if c.clusterM != 1 or c.clusterN != 1:
+        name += f"_c{c.clusterM}x{c.clusterN}"
+    if c.redMaxBlocks > 0:
+        name += f"_red{c.redMaxBlocks}"
+    if c.inPlaceOnly:
+        name += "_ip"
+    if c.quadB:
+        name += "_q"
+    if c.park:
+        name += "_park"
+    return name
 
 
 class ConfigOracle:
@@ -252,87 +263,26 @@ class ConfigOracle:
             return
         try:
             fn = getattr(lib, _SELECT_SYMBOL)
-            fn.argtypes = [ctypes.POINTER(_Problem), ctypes.POINTER(_Target)]
+            fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_int,
+                           ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(_Target), ctypes.c_bool]
             fn.restype = _Config
             self.fn = fn
         except AttributeError:
             self.why = "runtime exports no config-selection function"
 
-    def _tile_entry(self, rows: Any, width: Any, suffix: str) -> Optional[str]:
-        """The bundle's only entry of a rows x width tile with `suffix` (any stage count,
-        which is the most that fit), or None without an index or a unique entry."""
-        if self.index is None:
-            return None
-        prefix = f"dgemm_kgrouped_fp8_1d1d_bm{rows}_bn{width}_s"
-        hits = [e for e in self.index if e.startswith(prefix) and e.endswith(suffix)
-                and e[len(prefix):len(e) - len(suffix)].isdigit()]
-        return hits[0] if len(hits) == 1 else None
-
     def entry(self, m: int, n: int, ks: Sequence[int], in_place: bool = False) -> str:
         if self.fn is None:
             return f"n/a ({self.why})" if self.why else "n/a"
-        arr = (ctypes.c_int64 * len(ks))(*ks)
-        base = ctypes.addressof(arr)
-        end = base + ctypes.sizeof(arr)
-        prob = _Problem(m, n, len(ks), base, end, end, 0, in_place)
-        c = self.fn(ctypes.byref(prob), ctypes.byref(self.target))
-        # The runtime applies these overrides after the heuristics; so does the column.
-        if os.environ.get("DGEMM_DESC_SLOTS") in ("1", "2"):
-            c.descSlots = int(os.environ["DGEMM_DESC_SLOTS"])
-        if os.environ.get("DGEMM_CLUSTER_M") in ("1", "2"):
-            c.clusterM = int(os.environ["DGEMM_CLUSTER_M"])
-        red = os.environ.get("DGEMM_RED_MAX_BLOCKS", "")
-        if in_place and red.isdigit() and int(red) <= 1 << 20:
-            c.redMaxBlocks = int(red)
-            c.inPlaceOnly = 0
-        only = os.environ.get("DGEMM_IN_PLACE_ONLY", "")
-        if in_place and only in ("0", "1"):
-            c.inPlaceOnly = int(only)
-            if c.inPlaceOnly:
-                c.redMaxBlocks = 0
+        arr = (ctypes.c_int32 * len(ks))(*ks)
+        c = self.fn(m, n, len(ks), arr, ctypes.byref(self.target), in_place)
         plausible = (c.blockM in (64, 128, 192) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
                      and c.blockN % 8 == 0 and 1 <= c.stages <= 64 and 1 <= c.descSlots <= 64
                      and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8
-                     and 0 <= c.redMaxBlocks <= 1 << 20 and c.inPlaceOnly in (0, 1))
+                     and 0 <= c.redMaxBlocks <= 1 << 20 and c.inPlaceOnly in (0, 1)
+                     and c.quadB in (0, 1) and c.park in (0, 1))
         if not plausible:
             return "n/a (implausible config from runtime)"
-        suffix = f"_r{c.descSlots}"
-        if c.clusterM != 1 or c.clusterN != 1:
-            suffix += f"_c{c.clusterM}x{c.clusterN}"
-        if c.redMaxBlocks > 0:
-            suffix += f"_red{c.redMaxBlocks}"
-        if c.inPlaceOnly:
-            suffix += "_ip"
-        name = f"dgemm_kgrouped_fp8_1d1d_bm{c.blockM}_bn{c.blockN}_s{c.stages}{suffix}"
-        forced = os.environ.get("DGEMM_BLOCK_N", "")
-        if forced.isdigit():
-            # The runtime's DGEMM_BLOCK_N override keeps the most stages that fit.
-            name = self._tile_entry(c.blockM, forced, suffix) or name
-        rows = os.environ.get("DGEMM_BLOCK_M", "")
-        if rows in ("64", "128", "192"):
-            # The runtime's DGEMM_BLOCK_M override: that height at the width chosen so
-            # far, the most stages that fit, no CTA pairs with 192 rows or an odd m-block
-            # count; ignored when the bundle has no such kernel (the runtime's check).
-            width = name.split("_bn", 1)[1].split("_", 1)[0]
-            tail = suffix
-            if c.clusterM == 2 and (rows == "192" or -(-m // int(rows)) % 2):
-                tail = tail.replace("_c2x1", "")
-            name = self._tile_entry(rows, width, tail) or name
-        stages = os.environ.get("DGEMM_STAGES", "")
-        if stages.isdigit():
-            # The runtime's DGEMM_STAGES override: fewer stages than the most that fit (the
-            # width's entry above), at least 2; anything else is ignored.
-            head, sep, tail = name.rpartition("_s")
-            most = tail.split("_", 1)[0]
-            if sep and most.isdigit() and 2 <= int(stages) <= int(most):
-                name = f"{head}_s{int(stages)}{tail[len(most):]}"
-        # Quad-ordered B, decided last for the kernel the overrides left, as the runtime
-        # does (heuristics::quadBFits); DGEMM_QUAD_B=0 turns it off.
-        width = int(name.split("_bn", 1)[1].split("_", 1)[0])
-        pairs = 2 if "_c2x1" in name else 1
-        if (n % 16 == 0 and not name.endswith("_ip") and width % (16 * pairs) == 0
-                and os.environ.get("DGEMM_QUAD_B") != "0"):
-            name += "_q"
+        name = entry_name(c)
         if self.index is not None and name not in self.index:
             name += " (NOT in bundle index)"
         return name

@@ -1,5 +1,6 @@
-"""bench/bench.py names the kernel the runtime will launch by calling the heuristics through
-ctypes, with Python mirrors of the C++ structs. Checked against the built runtime library
+"""bench/bench.py names the kernel the runtime will launch by calling the runtime's choice
+(heuristics and environment overrides) through ctypes, with a Python mirror of the C++ config
+struct. Checked against the built runtime library
 (host code only: no GPU, no torch). Also its command-line check of the flush size."""
 
 import ctypes
@@ -38,7 +39,7 @@ def no_overrides(monkeypatch):
     """No runtime override set: the heuristics' own choice."""
     for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
                 "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_BLOCK_M", "DGEMM_STAGES",
-                "DGEMM_QUAD_B"):
+                "DGEMM_QUAD_B", "DGEMM_PARK"):
         monkeypatch.delenv(var, raising=False)
     return monkeypatch
 
@@ -121,3 +122,17 @@ def test_flush_size_is_checked():
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert "--flush-mb must be at least 64" in run.stderr
+
+
+def test_parked_kernel(oracle, no_overrides):
+    monkeypatch = no_overrides
+    # Short groups in place: the 128-column kernel whose producer warpgroup's spare warps
+    # add the parked tiles to d; DGEMM_PARK=0 keeps the math warpgroups' own epilogue.
+    short = [2048] * 16
+    assert oracle.entry(4096, 7168, short, in_place=True) == PREFIX + "bm128_bn128_s4_r2_ip_park"
+    assert oracle.entry(4096, 7168, short) == PREFIX + "bm128_bn192_s5_r2_c2x1_q"
+    monkeypatch.setenv("DGEMM_PARK", "0")
+    assert oracle.entry(4096, 7168, short, in_place=True) == PREFIX + "bm128_bn128_s6_r2_ip"
+    monkeypatch.setenv("DGEMM_PARK", "1")
+    assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
+            == PREFIX + "bm128_bn192_s3_r2_ip_park")

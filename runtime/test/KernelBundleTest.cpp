@@ -242,6 +242,24 @@ TEST(KernelMetaTest, QuadBIsOptionalAndMustMatch) {
   EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
 }
 
+TEST(KernelMetaTest, ParkIsOptionalAndMustMatch) {
+  KernelMeta meta;
+  ASSERT_TRUE(parse(goodMeta(), meta).ok());
+  EXPECT_EQ(meta.park, 0);
+  ASSERT_TRUE(parse(goodMeta() + "park=1\n", meta).ok());
+  EXPECT_EQ(meta.park, 1);
+  expectBad(goodMeta() + "park=2\n", "'park'",
+            "must be an integer in [0, 1]");
+  // A parked kernel runs another role in the producer warpgroup and needs
+  // more shared memory: it is not the kernel of the same tile without one.
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
+  Status s = checkMetaMatchesConfig(meta, config, "x.meta");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'park' is 1"));
+  config.park = 1;
+  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+}
+
 TEST(KernelBundleTest, LoadsMetaFromDirectory) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());

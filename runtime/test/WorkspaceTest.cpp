@@ -118,6 +118,71 @@ TEST(WorkspaceTest, DescSlotsOverrideFromEnvironment) {
   ::unsetenv("DGEMM_DESC_SLOTS");
 }
 
+TEST(WorkspaceTest, ParkOverridesFromEnvironment) {
+  // 16 groups of 2048 in place: the heuristics park the 128-column tiles.
+  const std::vector<int32_t> ks(16, 2048);
+  Target target;
+  for (const char *name :
+       {"DGEMM_PARK", "DGEMM_STAGES", "DGEMM_BLOCK_N", "DGEMM_BLOCK_M",
+        "DGEMM_IN_PLACE_ONLY", "DGEMM_RED_MAX_BLOCKS", "DGEMM_CLUSTER_M"})
+    ::unsetenv(name);
+  auto choose = [&](const std::vector<int32_t> &k, bool inPlace = true) {
+    return chooseKGroupedConfig(4096, 7168, int(k.size()), k.data(), target,
+                                inPlace);
+  };
+  KernelConfig parked = choose(ks);
+  EXPECT_EQ(parked.entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s4_r2_ip_park");
+  // DGEMM_PARK=0: the in-place kernel of the same tile, with the stages
+  // that fit without the park.
+  ::setenv("DGEMM_PARK", "0", 1);
+  EXPECT_EQ(choose(ks).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_ip");
+  // DGEMM_STAGES applies to the kernel the override leaves.
+  ::setenv("DGEMM_STAGES", "3", 1);
+  EXPECT_EQ(choose(ks).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s3_r2_ip");
+  ::setenv("DGEMM_PARK", "1", 1);
+  EXPECT_EQ(choose(ks).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s3_r2_ip_park");
+  ::unsetenv("DGEMM_STAGES");
+  // DGEMM_PARK=1 parks the 4-group call's 192-column tiles (3 stages fit).
+  const std::vector<int32_t> long4(4, 8192);
+  EXPECT_EQ(choose(long4).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s3_r2_ip_park");
+  // ... but not where the tile cannot park (144 columns), nor out of place.
+  ::setenv("DGEMM_BLOCK_N", "144", 1);
+  EXPECT_EQ(choose(long4).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn144_s6_r2_ip");
+  ::unsetenv("DGEMM_BLOCK_N");
+  EXPECT_EQ(choose(long4, /*inPlace=*/false).park, 0);
+  // Other values are ignored.
+  ::setenv("DGEMM_PARK", "yes", 1);
+  EXPECT_EQ(choose(ks), parked);
+  ::unsetenv("DGEMM_PARK");
+  // Overrides of the tile clear the park where it cannot stay: 144 columns,
+  // 192 rows (three math warpgroups), or another epilogue.
+  ::setenv("DGEMM_BLOCK_N", "144", 1);
+  EXPECT_EQ(choose(ks).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn144_s6_r2_ip");
+  ::setenv("DGEMM_BLOCK_N", "192", 1);
+  EXPECT_EQ(choose(ks).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s3_r2_ip_park");
+  ::unsetenv("DGEMM_BLOCK_N");
+  ::setenv("DGEMM_BLOCK_M", "192", 1);
+  EXPECT_EQ(choose(ks).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm192_bn128_s5_r2_ip");
+  ::unsetenv("DGEMM_BLOCK_M");
+  ::setenv("DGEMM_IN_PLACE_ONLY", "0", 1);
+  EXPECT_EQ(choose(ks).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
+  ::unsetenv("DGEMM_IN_PLACE_ONLY");
+  ::setenv("DGEMM_RED_MAX_BLOCKS", "8", 1);
+  EXPECT_EQ(choose(ks).entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8_q");
+  ::unsetenv("DGEMM_RED_MAX_BLOCKS");
+}
+
 TEST(WorkspaceTest, ClusterOverrideFromEnvironment) {
   // 4096 x 7168: 32 m-blocks and a wide N, so the heuristics pair CTAs.
   const std::vector<int32_t> ks = {1024, 1024};

@@ -378,3 +378,88 @@ dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
   }
 }
 
+// -----
+
+// Parked tiles (park = 1): the ops, the workers role and the config's rules.
+dgemm.kernel @no_park config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  dgemm.warp_specialize producer(regs = 40) {
+    %x = arith.constant 0 : i32
+  } math(regs = 232) {
+    %z = arith.constant dense<0.0> : vector<64xf32>
+    %s, %p = dgemm.stage %c0 of 1
+    // expected-error @+1 {{'dgemm.park.store' op needs a kernel whose config has park = 1}}
+    dgemm.park.store %z slot(%s) group(%c0) tile(%c0, %c0) : vector<64xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @reduce_in_math config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  dgemm.warp_specialize producer(regs = 40) {
+    %x = arith.constant 0 : i32
+  } math(regs = 232) {
+    %s, %p = dgemm.stage %c0 of 1
+    // expected-error @+1 {{'dgemm.park.reduce' op must be in the 'workers' region of dgemm.warp_specialize}}
+    dgemm.park.reduce slot(%s)
+  }
+}
+
+// -----
+
+dgemm.kernel @two_slots config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  dgemm.warp_specialize producer(regs = 40) {
+    %x = arith.constant 0 : i32
+  } math(regs = 232) {
+    %x = arith.constant 0 : i32
+  } workers {
+    %s, %p = dgemm.stage %c0 of 2
+    // expected-error @+1 {{'dgemm.park.reduce' op slot must come from a dgemm.stage of 1 stage (the park holds one tile)}}
+    dgemm.park.reduce slot(%s)
+  } {worker_threads = 64 : i32}
+}
+
+// -----
+
+dgemm.kernel @narrow_sums config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  dgemm.warp_specialize producer(regs = 40) {
+    %x = arith.constant 0 : i32
+  } math(regs = 232) {
+    %z = arith.constant dense<0.0> : vector<32xf32>
+    %s, %p = dgemm.stage %c0 of 1
+    // expected-error @+1 {{'dgemm.park.store' op sums cover 64 columns, the tile has block_n = 128}}
+    dgemm.park.store %z slot(%s) group(%c0) tile(%c0, %c0) : vector<32xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @no_worker_threads config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32):
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'dgemm.warp_specialize' op a 'workers' region needs 'worker_threads' in [1, 96] (threads 32 to 127 of the producer warpgroup)}}
+  dgemm.warp_specialize producer(regs = 40) {
+    %x = arith.constant 0 : i32
+  } math(regs = 232) {
+    %x = arith.constant 0 : i32
+  } workers {
+    %x = arith.constant 0 : i32
+  }
+}
+
+// -----
+
+// expected-error @+1 {{invalid config: in_place_only must be 1 with park = 1 (the workers add every tile to d), got 0}}
+dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, park = 1>
+
+// -----
+
+// expected-error @+1 {{invalid config: smem_bytes must be <= the target's max dynamic shared memory per block 232448, got 236576}}
+dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1>

@@ -1,14 +1,14 @@
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps --canonicalize | FileCheck %s
-// RUN: sed 's/stages = 3/stages = 5/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps --canonicalize | FileCheck %s --check-prefix=NOROOM
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=OFF
-// RUN: sed 's/block_n = 192/block_n = 128/; s/stages = 3/stages = 4/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps --canonicalize | FileCheck %s --check-prefix=NARROW
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
+// RUN: sed 's/, park = 1//' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=OFF
+// RUN: sed 's/block_n = 192/block_n = 128/; s/stages = 3/stages = 4/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=NARROW
 
-// epilogue-warps (experimental, off by default): an in-place kernel whose
-// whole tile fits after the pipeline (3 stages at 192 columns: 126976 bytes
-// of stages, then 128 x 192 x 4 = 98304 bytes of park, then its two
-// mbarriers) parks each tile's sums in shared memory, and threads 32..127 of
-// the producer warpgroup add them to d while the math warpgroups go on.
-// Park full expects the 256 math threads, park empty the 96 workers.
+// park = 1: an in-place kernel whose whole tile fits after the pipeline (3
+// stages at 192 columns: 126976 bytes of stages, then 128 x 192 x 4 = 98304
+// bytes of park, then its two mbarriers) parks each tile's sums in shared
+// memory, and threads 32..127 of the producer warpgroup (the workers role)
+// add them to d while the math warpgroups go on. The park's barriers are
+// dgemm-place-sync's dgemm.wait/arrive park_full and park_empty: park full
+// expects the 256 math threads, park empty the 96 workers.
 // CHECK-DAG: %[[C96:.+]] = llvm.mlir.constant(96 : i32) : i32
 // CHECK-DAG: %[[C256:.+]] = llvm.mlir.constant(256 : i32) : i32
 // CHECK: %[[FULL:.+]] = llvm.getelementptr %{{.+}}[225280] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
@@ -52,13 +52,6 @@
 // CHECK-NOT: red.global
 // CHECK: llvm.return
 
-// With 5 stages the park does not fit: the kernel keeps its own 16-byte
-// reductions and has no park barriers.
-// NOROOM-NOT: 225280
-// NOROOM: wgmma.mma_async
-// NOROOM-COUNT-24: red.global.add.v4.f32
-// NOROOM: llvm.return
-
 // 128 columns, 4 stages: the park (64 KiB) starts at 136192; 32 units per
 // row, so two warps (64 threads) take two rows per step; 32 stores per
 // math thread.
@@ -79,7 +72,7 @@
 // NARROW: llvm.getelementptr %{{.+}}[201728]
 // NARROW-NEXT: nvvm.mbarrier.arrive
 
-// Off (the default), the same 3-stage kernel reduces from the math warps.
+// Without park, the same 3-stage kernel reduces from the math warps.
 // OFF-NOT: 225280
 // OFF: wgmma.mma_async
 // OFF-COUNT-24: red.global.add.v4.f32
@@ -89,11 +82,4 @@ dgemm.gemm @wgrad k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     config <block_m = 128, block_n = 192, block_k = 128, stages = 3,
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132,
-            in_place_only = 1>
-
-// Every tile must reach the park, or the workers would wait for ever: the
-// option refuses the lowerings that move or skip the epilogue.
-// RUN: not dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm="epilogue-warps unsafe-skip-epilogue" 2>&1 | FileCheck %s --check-prefix=SKIP
-// SKIP: error: epilogue-warps does not combine with unsafe-skip-epilogue
-// RUN: not dgemm-opt %s --dgemm-lower-to-kernel=defer-epilogue --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-warps 2>&1 | FileCheck %s --check-prefix=DEFER
-// DEFER: error: epilogue-warps does not combine with defer-epilogue
+            in_place_only = 1, park = 1>
