@@ -280,6 +280,30 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(1.0f, 1e-4f, 1e-8f, 1e-30f)),
     seedCaseName);
 
+// The parked kernel (park = 1, forced on the seed's shapes): its workers
+// take each tile from the park while the math warpgroups compute the next,
+// and the seed's groups of one and two blocks switch groups, and the park's
+// phase, on almost every tile.
+TEST_F(DeterminismTest, ParkedKernelOnSeedShapes) {
+  if (expectRace())
+    GTEST_SKIP() << "DGEMM_EXPECT_RACE=1: this bundle is expected to race";
+  ScopedEnv inPlaceOnly("DGEMM_IN_PLACE_ONLY", "1");
+  ScopedEnv park("DGEMM_PARK", "1");
+  for (float sfVal : {1.0f, 1e-4f}) {
+    RunCounts counts;
+    run(Bundle::Real, sfVal, counts);
+    if (IsSkipped() || HasFatalFailure())
+      return;
+    ASSERT_EQ(preparedConfig_.park, 1) << preparedConfig_.entryName();
+    std::cout << "[ determinism ] parked " << preparedConfig_.entryName()
+              << " sf_val=" << sfVal << ": " << counts << std::endl;
+    for (size_t g = 0; g < counts.firstDiff.size(); ++g)
+      EXPECT_LT(counts.firstDiff[g], 1e-3) << "group " << g;
+    EXPECT_EQ(counts.blownUp, 0);
+    EXPECT_EQ(counts.notIdentical, 0);
+  }
+}
+
 TEST_F(DeterminismTest, RaceIsDetectedWithoutGuard) {
   if (!expectRace())
     GTEST_SKIP() << "set DGEMM_EXPECT_RACE=1 for a bundle built with the "

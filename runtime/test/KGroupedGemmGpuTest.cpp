@@ -53,6 +53,10 @@ struct GemmCase {
   int quadB = -1;
   /// The quad_b the launched kernel must have (-1: not checked).
   int expectQuadB = -1;
+  /// DGEMM_PARK for this case (-1: the heuristics' choice).
+  int park = -1;
+  /// The park the launched kernel must have (-1: not checked).
+  int expectPark = -1;
 };
 
 /// Sets an environment variable for one test when `value` >= `minValue` and
@@ -152,6 +156,23 @@ std::vector<GemmCase> gemmCases() {
        128, -1, -1, 192},
       {"ThreeWarpgroupsRaggedInPlaceKernel", 388, 260, {128, 256, 0, 1280},
        true, 96, -1, 1, 192},
+      // Parked tiles (park = 1): chosen for short groups in place, with
+      // ragged M and N, empty groups and groups of one block; then forced at
+      // every other width the bundle parks, with few tiles per CTA.
+      {"ParkedRaggedEdges",
+       1000,
+       1000,
+       {384, 0, 1280, 128, 2048, 0, 640, 4096, 128, 256, 3072, 0, 1536, 512,
+        128, 2560},
+       true, 0, -1, -1, 0, -1, -1, -1, 1},
+      {"ParkedWideTiles", 1000, 1000, {384, 0, 1280, 128}, true, 192, -1, 1,
+       0, -1, -1, 1, 1},
+      {"Parked160Columns", 520, 1000, {384, 0, 1280, 128}, true, 160, -1, 1,
+       128, -1, -1, 1, 1},
+      {"Parked96Columns", 520, 1000, {384, 0, 1280, 128}, true, 96, -1, 1, 128,
+       -1, -1, 1, 1},
+      {"Parked64Columns", 520, 1000, {384, 0, 1280, 128}, true, 64, -1, 1, 128,
+       -1, -1, 1, 1},
   };
 }
 
@@ -166,12 +187,16 @@ TEST_P(KGroupedGemmTest, MatchesReference) {
   EnvOverride redMaxBlocks("DGEMM_RED_MAX_BLOCKS", kase.redMaxBlocks, 0);
   EnvOverride inPlaceOnly("DGEMM_IN_PLACE_ONLY", kase.inPlaceOnly, 0);
   EnvOverride quadB("DGEMM_QUAD_B", kase.quadB, 0);
+  EnvOverride park("DGEMM_PARK", kase.park, 0);
   DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks, kase.inPlace);
   if (kase.blockM > 0)
     ASSERT_EQ(preparedConfig_.blockM, kase.blockM)
         << "DGEMM_BLOCK_M was not applied: " << preparedConfig_.entryName();
   if (kase.expectQuadB >= 0)
     ASSERT_EQ(preparedConfig_.quadB, kase.expectQuadB)
+        << preparedConfig_.entryName();
+  if (kase.expectPark >= 0)
+    ASSERT_EQ(preparedConfig_.park, kase.expectPark)
         << preparedConfig_.entryName();
   const uint64_t seed = testSeed();
   HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);
