@@ -223,6 +223,11 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
   };
   override12("DGEMM_DESC_SLOTS", config.descSlots);
   override12("DGEMM_CLUSTER_M", config.clusterM);
+  // CTA pairs cannot park their tiles: the pair's in-place kernel instead.
+  if (config.park && !heuristics::checkPark(config).empty()) {
+    config.park = 0;
+    config.stages = mostStages(config);
+  }
   // DGEMM_BLOCK_N: a tile width to use instead (with the most stages that
   // fit); a width the heuristics would not accept is ignored.
   if (const char *env = std::getenv("DGEMM_BLOCK_N")) {

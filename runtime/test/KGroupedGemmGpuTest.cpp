@@ -192,6 +192,9 @@ TEST_P(KGroupedGemmTest, MatchesReference) {
   if (kase.blockM > 0)
     ASSERT_EQ(preparedConfig_.blockM, kase.blockM)
         << "DGEMM_BLOCK_M was not applied: " << preparedConfig_.entryName();
+  if (kase.blockN > 0)
+    ASSERT_EQ(preparedConfig_.blockN, kase.blockN)
+        << "DGEMM_BLOCK_N was not applied: " << preparedConfig_.entryName();
   if (kase.expectQuadB >= 0)
     ASSERT_EQ(preparedConfig_.quadB, kase.expectQuadB)
         << preparedConfig_.entryName();

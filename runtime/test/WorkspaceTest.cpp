@@ -181,6 +181,13 @@ TEST(WorkspaceTest, ParkOverridesFromEnvironment) {
   EXPECT_EQ(choose(ks).entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8_q");
   ::unsetenv("DGEMM_RED_MAX_BLOCKS");
+  // CTA pairs: the paired in-place kernel, which a cluster-m=2 bundle holds.
+  ::setenv("DGEMM_CLUSTER_M", "2", 1);
+  KernelConfig paired = choose(ks);
+  EXPECT_EQ(paired.entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_ip");
+  EXPECT_EQ(dgemm::heuristics::checkConfig(paired, target), "");
+  ::unsetenv("DGEMM_CLUSTER_M");
 }
 
 TEST(WorkspaceTest, ClusterOverrideFromEnvironment) {

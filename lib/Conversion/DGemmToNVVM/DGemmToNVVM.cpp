@@ -221,6 +221,7 @@ private:
   void reduceEpilogue(OpBuilder &b, Location loc, EpilogueOp op,
                       function_ref<Value(OpBuilder &, int, int64_t)> mine);
   void lowerParkStore(ParkStoreOp op);
+  void behindNullWorkspace(Operation *op);
   void lowerParkReduce(ParkReduceOp op);
   /// The parked tile (park = 1) and its two mbarriers.
   int64_t parkBytes() const { return config.getBlockM() * config.getBlockN() * 4; }
@@ -1177,6 +1178,20 @@ void KernelLowering::emitPrefetch(OpBuilder &b, Location loc, Value group,
   }
 }
 
+/// unsafe-skip-epilogue: moves `op` under a guard that is false at run time
+/// (the runtime never passes a null workspace) but not to the compilers.
+void KernelLowering::behindNullWorkspace(Operation *op) {
+  OpBuilder gb(op);
+  Value ws = gb.create<LLVM::PtrToIntOp>(op->getLoc(), gb.getI64Type(),
+                                         arg(KernelOp::PtrWorkspace));
+  auto never = gb.create<scf::IfOp>(
+      op->getLoc(),
+      gb.create<arith::CmpIOp>(op->getLoc(), arith::CmpIPredicate::eq, ws,
+                               i64(gb, op->getLoc(), 0)),
+      /*withElseRegion=*/false);
+  op->moveBefore(never.thenBlock()->getTerminator());
+}
+
 void KernelLowering::lowerEpilogue(EpilogueOp op) {
   if (prefetchCBlocks >= 0)
     prefetchC(op, op.getSums(), op.getBlocks(), op.getGroup(), op.getMBlock(),
@@ -1184,17 +1199,8 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   // unsafe-skip-epilogue: a guard that is false at run time (the runtime
   // never passes a null workspace) but not to the compilers, so that the
   // sums stay live (a removed epilogue would let the promotions go too).
-  if (skipEpilogue) {
-    OpBuilder gb(op);
-    Value ws = gb.create<LLVM::PtrToIntOp>(op.getLoc(), gb.getI64Type(),
-                                           arg(KernelOp::PtrWorkspace));
-    auto never = gb.create<scf::IfOp>(
-        op.getLoc(),
-        gb.create<arith::CmpIOp>(op.getLoc(), arith::CmpIPredicate::eq, ws,
-                                 i64(gb, op.getLoc(), 0)),
-        /*withElseRegion=*/false);
-    op->moveBefore(never.thenBlock()->getTerminator());
-  }
+  if (skipEpilogue)
+    behindNullWorkspace(op);
   OpBuilder b(op);
   Location loc = op.getLoc();
   int64_t n = config.getBlockN();
@@ -1782,6 +1788,9 @@ void KernelLowering::lowerParkStore(ParkStoreOp op) {
   if (prefetchCBlocks >= 0)
     prefetchC(op, op.getSums(), Value(), op.getGroup(), op.getMBlock(),
               op.getNBlock());
+  // unsafe-skip-epilogue: the stores are skipped, the hand-over is not.
+  if (skipEpilogue)
+    behindNullWorkspace(op);
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto c = [&](int64_t v) { return i32(b, loc, v); };
@@ -1846,6 +1855,9 @@ void KernelLowering::lowerParkStore(ParkStoreOp op) {
 /// of rows w / U, w / U + W / U, ..., with U = block_n / 4 units per row).
 /// The park's barriers are dgemm-place-sync's.
 void KernelLowering::lowerParkReduce(ParkReduceOp op) {
+  // unsafe-skip-epilogue: the reductions are skipped, the hand-over is not.
+  if (skipEpilogue)
+    behindNullWorkspace(op);
   // What does not change from tile to tile (the thread's offsets in the
   // park, the tile counts) is computed once, at the start of the block that
   // holds the workers' loop.
@@ -2013,8 +2025,9 @@ LogicalResult KernelLowering::run(WarpSpecializeOp ws) {
              << "block_n / 4 = " << units << " 16-byte units dividing "
              << "block_m / 4";
     if (!ws.getParkFullArrivals() || !ws.getParkEmptyArrivals())
-      return ws.emitError("park arrival counts are missing: run "
-                          "dgemm-place-sync before convert-dgemm-to-nvvm");
+      return ws.emitError("the workers role has no park arrival counts: "
+                          "dgemm-place-sync records them when one role "
+                          "writes the park and another reads it");
   }
 
   OpBuilder b(ws);

@@ -63,102 +63,157 @@ public:
 
 private:
   /// The park: one role writes a slot and another reads it, through the
-  /// generic proxy. In every block, a write must follow the slot's
-  /// park_empty wait and a read its park_full wait, each with the phase of
-  /// the slot's own dgemm.stage; the block then arrives on the other
-  /// barrier of the pair after its last access (park_full after writes,
-  /// park_empty after reads), and accesses nothing after that. The arrival
-  /// counts recorded on the warp_specialize are the two roles' threads, and
-  /// both roles access the park once per iteration of the same tile loop,
-  /// so that every phase one side completes is one the other waits for.
+  /// generic proxy, once per iteration of the same tile loop. In each role,
+  /// every park operation (access, wait, arrive) sits directly in the body of
+  /// the role's top-level loop, which holds one hand-over: the wait (the
+  /// writer's on park_empty, the reader's on park_full, with the phase of the
+  /// slot's dgemm.stage), the accesses, then the arrive on the other barrier
+  /// of the pair. The slot counts the loop's iterations (an iter_arg from 0
+  /// stepping by 1, or (iv - lower bound) / step), the two loops walk the
+  /// same range, and the recorded arrival counts are the two roles' threads.
+  /// So the k-th wait of either role is for the k-th phase the other
+  /// completes.
   LogicalResult checkPark() {
-    Region *writer = nullptr, *reader = nullptr;
-    Operation *writeOp = nullptr, *readOp = nullptr;
-    std::function<LogicalResult(Region &, Block &)> check =
-        [&](Region &role, Block &block) -> LogicalResult {
-      // Per slot: the barrier waited on (null: none) and the arrive that
-      // released it (null: not yet).
-      DenseMap<Value, WaitOp> waited;
-      DenseMap<Value, ArriveOp> released;
-      for (Operation &op : block) {
-        for (Region &region : op.getRegions())
-          for (Block &nested : region)
-            if (failed(check(role, nested)))
-              return failure();
-        auto isPark = [](BarrierKind k) {
-          return k == BarrierKind::park_full || k == BarrierKind::park_empty;
-        };
-        if (auto wait = dyn_cast<WaitOp>(op); wait && isPark(wait.getBarrier())) {
+    struct Side {
+      Region *role = nullptr;
+      scf::ForOp loop;
+      Operation *access = nullptr;
+    };
+    Side writer, reader;
+    auto isParkBarrier = [](BarrierKind k) {
+      return k == BarrierKind::park_full || k == BarrierKind::park_empty;
+    };
+    auto parkAccess = [](Operation *op) -> std::optional<ResourceAccess> {
+      for (const ResourceAccess &a : accessesOf(op))
+        if (a.kind == ResourceKind::Park)
+          return a;
+      return std::nullopt;
+    };
+    for (Region *role : {&ws.getProducer(), &ws.getMath(), &ws.getWorkers()}) {
+      SmallVector<Operation *> parkOps;
+      role->walk([&](Operation *op) {
+        auto wait = dyn_cast<WaitOp>(op);
+        auto arrive = dyn_cast<ArriveOp>(op);
+        if ((wait && isParkBarrier(wait.getBarrier())) ||
+            (arrive && isParkBarrier(arrive.getBarrier())) || parkAccess(op))
+          parkOps.push_back(op);
+      });
+      if (parkOps.empty())
+        continue;
+      // Which side this role is: its accesses say.
+      std::optional<ResourceAccess> first;
+      for (Operation *op : parkOps)
+        if ((first = parkAccess(op)))
+          break;
+      if (!first)
+        return parkOps.front()->emitError(
+            "synchronizes on the park in a role that never accesses it");
+      bool writes = first->access == AccessKind::Write;
+      Side &side = writes ? writer : reader;
+      if (side.role)
+        return parkOps.front()->emitError("is a second role that ")
+               << (writes ? "writes" : "reads") << " the park";
+      side.role = role;
+      for (Operation *op : parkOps) {
+        auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+        if (!loop || loop->getParentRegion() != role)
+          return op->emitError("uses the park outside the body of its role's "
+                               "top-level loop: the two roles could pass "
+                               "through the park a different number of times");
+        if (side.loop && loop != side.loop)
+          return op->emitError("uses the park in a second loop of its role");
+        side.loop = loop;
+      }
+      BarrierKind waitKind =
+          writes ? BarrierKind::park_empty : BarrierKind::park_full;
+      BarrierKind arriveKind =
+          writes ? BarrierKind::park_full : BarrierKind::park_empty;
+      // One hand-over per iteration, in program order.
+      enum { Idle, Held, Released } state = Idle;
+      WaitOp held;
+      ArriveOp release;
+      Operation *lastAccess = nullptr;
+      Value slot;
+      for (Operation &op : *side.loop.getBody()) {
+        if (auto wait = dyn_cast<WaitOp>(op);
+            wait && isParkBarrier(wait.getBarrier())) {
+          if (wait.getBarrier() != waitKind)
+            return wait.emitError("waits on ")
+                   << stringifyBarrierKind(wait.getBarrier()) << " in the role "
+                   << "that " << (writes ? "writes" : "reads")
+                   << " the park, which waits on "
+                   << stringifyBarrierKind(waitKind);
+          if (state != Idle)
+            return hazard(wait,
+                          "passes through the park twice in one iteration "
+                          "of the tile loop",
+                          held, "first acquired here");
+          if (failed(checkParkSlot(wait, wait.getStage(), side.loop)))
+            return failure();
           auto stage = wait.getStage().getDefiningOp<StageOp>();
-          if (!stage || wait.getPhase() != stage.getPhase())
+          if (wait.getPhase() != stage.getPhase())
             return wait.emitError("waits on a park barrier with a phase that "
                                   "is not its slot's (the phase result of "
                                   "the dgemm.stage that gives the slot)");
-          waited[wait.getStage()] = wait;
-          released.erase(wait.getStage());
+          state = Held;
+          held = wait;
+          slot = wait.getStage();
           continue;
         }
         if (auto arrive = dyn_cast<ArriveOp>(op);
-            arrive && isPark(arrive.getBarrier())) {
-          WaitOp w = waited.lookup(arrive.getStage());
-          BarrierKind want = !w ? arrive.getBarrier()
-                             : w.getBarrier() == BarrierKind::park_empty
-                                 ? BarrierKind::park_full
-                                 : BarrierKind::park_empty;
-          if (!w || released.count(arrive.getStage()) ||
-              arrive.getBarrier() != want)
+            arrive && isParkBarrier(arrive.getBarrier())) {
+          if (arrive.getBarrier() != arriveKind)
+            return arrive.emitError("arrives on ")
+                   << stringifyBarrierKind(arrive.getBarrier())
+                   << " in the role that " << (writes ? "writes" : "reads")
+                   << " the park, which arrives on "
+                   << stringifyBarrierKind(arriveKind);
+          if (state != Held || arrive.getStage() != slot)
             return arrive.emitError("arrives on a park barrier without "
                                     "holding the slot (no matching wait "
-                                    "before it in its block)");
-          released[arrive.getStage()] = arrive;
+                                    "before it in the iteration)");
+          if (!lastAccess)
+            return hazard(arrive,
+                          "hands the park over without accessing it after "
+                          "the wait",
+                          held, "acquired here");
+          state = Released;
+          release = arrive;
           continue;
         }
-        for (const ResourceAccess &a : accessesOf(&op)) {
-          if (a.kind != ResourceKind::Park)
-            continue;
-          bool writes = a.access == AccessKind::Write;
-          if (a.proxy != Proxy::Generic)
-            return op.emitError("accesses a park slot asynchronously: its "
-                                "barriers order generic accesses only");
-          Region *&side = writes ? writer : reader;
-          if (side && side != &role)
-            return op.emitError("is a second role that ")
-                   << (writes ? "writes" : "reads") << " the park";
-          side = &role;
-          (writes ? writeOp : readOp) = &op;
-          WaitOp w = waited.lookup(a.index);
-          BarrierKind want =
-              writes ? BarrierKind::park_empty : BarrierKind::park_full;
-          if (!w || w.getBarrier() != want)
-            return hazard(&op,
-                          writes ? "writes a park slot before waiting on its "
-                                   "park_empty barrier"
-                                 : "reads a park slot before waiting on its "
-                                   "park_full barrier",
-                          nullptr, "");
-          if (ArriveOp r = released.lookup(a.index))
-            return hazard(&op,
-                          Twine(writes ? "writes" : "reads") +
-                              " a park slot after releasing it",
-                          r, "released here");
-        }
+        std::optional<ResourceAccess> a = parkAccess(&op);
+        if (!a)
+          continue;
+        if (a->proxy != Proxy::Generic)
+          return op.emitError("accesses a park slot asynchronously: its "
+                              "barriers order generic accesses only");
+        if ((a->access == AccessKind::Write) != writes)
+          return op.emitError("both writes and reads the park in one role");
+        if (state == Idle || a->index != slot)
+          return hazard(&op,
+                        writes ? "writes a park slot before waiting on its "
+                                 "park_empty barrier"
+                               : "reads a park slot before waiting on its "
+                                 "park_full barrier",
+                        nullptr, "");
+        if (state == Released)
+          return hazard(&op,
+                        Twine(writes ? "writes" : "reads") +
+                            " a park slot after releasing it",
+                        release, "released here");
+        lastAccess = &op;
+        side.access = &op;
       }
-      for (auto [slot, w] : waited)
-        if (!released.count(slot))
-          return w.emitError("acquires a park slot that its block never "
-                             "releases: the other role would wait forever");
+      if (state == Held)
+        return held.emitError("acquires a park slot that its iteration never "
+                              "releases: the other role would wait forever");
+    }
+    if (!writer.role && !reader.role)
       return success();
-    };
-    for (Region *role : {&ws.getProducer(), &ws.getMath(), &ws.getWorkers()})
-      for (Block &block : *role)
-        if (failed(check(*role, block)))
-          return failure();
-    if (!writer && !reader)
-      return success();
-    if (!writer || !reader)
-      return (writer ? writeOp : readOp)
-          ->emitError(writer ? "writes the park, but no role reads it"
-                             : "reads the park, but no role writes it");
+    if (!writer.role || !reader.role)
+      return (writer.role ? writer.access : reader.access)
+          ->emitError(writer.role ? "writes the park, but no role reads it"
+                                  : "reads the park, but no role writes it");
     auto counts = [&](std::optional<uint32_t> got, Region &role,
                       const char *name) -> LogicalResult {
       int64_t threads = ws.getRoleThreads(role);
@@ -169,39 +224,64 @@ private:
                << " threads";
       return success();
     };
-    if (failed(counts(ws.getParkFullArrivals(), *writer,
+    if (failed(counts(ws.getParkFullArrivals(), *writer.role,
                       "park_full_arrivals")) ||
-        failed(counts(ws.getParkEmptyArrivals(), *reader,
+        failed(counts(ws.getParkEmptyArrivals(), *reader.role,
                       "park_empty_arrivals")))
       return failure();
-    // One access per tile on each side: each sits directly in the body of
-    // its role's top-level loop, and the two loops walk the same range.
-    auto tileLoop = [&](Operation *op, Region &role) -> scf::ForOp {
-      auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
-      if (!loop || loop->getParentRegion() != &role)
-        return scf::ForOp();
-      return loop;
-    };
-    scf::ForOp w = tileLoop(writeOp, *writer), r = tileLoop(readOp, *reader);
-    if (!w || !r)
-      return hazard(w ? readOp : writeOp,
-                    "accesses the park outside the body of its role's "
-                    "top-level loop: the two roles could pass through the "
-                    "park a different number of times",
-                    w ? writeOp : readOp, "the other role's access");
+    scf::ForOp w = writer.loop, r = reader.loop;
     if (!sameValue(w.getLowerBound(), r.getLowerBound()) ||
         !sameValue(w.getUpperBound(), r.getUpperBound()) ||
         !sameValue(w.getStep(), r.getStep()))
-      return hazard(readOp,
+      return hazard(reader.access,
                     "accesses the park in a loop whose bounds differ from "
                     "those of the loop that writes it",
-                    writeOp, "written here");
+                    writer.access, "written here");
     return success();
   }
 
+  /// The park's slot must be dgemm.stage of 1 stage whose iteration counts
+  /// the iterations of `loop`: an iter_arg that starts at 0 and is yielded
+  /// plus 1, or (induction variable - lower bound) / step.
+  LogicalResult checkParkSlot(Operation *user, Value slot, scf::ForOp loop) {
+    auto stage = slot.getDefiningOp<StageOp>();
+    if (!stage || stage.getStages() != 1)
+      return user->emitError("uses a park slot that is not a dgemm.stage of "
+                             "1 stage");
+    Value it = stage.getIteration();
+    auto isConst = [](Value v, int64_t c) {
+      APInt value;
+      return matchPattern(v, m_ConstantInt(&value)) && value == c;
+    };
+    if (auto arg = dyn_cast<BlockArgument>(it);
+        arg && arg.getOwner() == loop.getBody() && arg.getArgNumber() > 0) {
+      unsigned pos = arg.getArgNumber() - 1;
+      auto next = loop.getBody()
+                      ->getTerminator()
+                      ->getOperand(pos)
+                      .getDefiningOp<arith::AddIOp>();
+      if (isConst(loop.getInitArgs()[pos], 0) && next &&
+          ((next.getLhs() == arg && isConst(next.getRhs(), 1)) ||
+           (next.getRhs() == arg && isConst(next.getLhs(), 1))))
+        return success();
+    }
+    if (auto div = it.getDefiningOp<arith::DivUIOp>())
+      if (auto sub = div.getLhs().getDefiningOp<arith::SubIOp>())
+        if (sub.getLhs() == loop.getInductionVar() &&
+            sameValue(sub.getRhs(), loop.getLowerBound()) &&
+            sameValue(div.getRhs(), loop.getStep()))
+          return success();
+    return user->emitError("uses a park slot whose dgemm.stage does not "
+                           "count the iterations of the tile loop (an "
+                           "iter_arg from 0 stepping by 1, or (iv - lower "
+                           "bound) / step): its phases would not pair with "
+                           "the other role's");
+  }
+
   /// Whether `a` and `b` are computed alike: the same value, the same
-  /// argument of the kernel, or the same side-effect-free operation on
-  /// operands computed alike (values of different roles' regions).
+  /// argument of the kernel, or the same arith operation, CTA index or grid
+  /// size on operands computed alike (values of different roles' regions;
+  /// only operations whose result is the same in every thread of the CTA).
   static bool sameValue(Value a, Value b, int depth = 0) {
     if (a == b)
       return true;
@@ -210,15 +290,18 @@ private:
     auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
     if (argA || argB)
       return argA && argB && argA.getOwner() == argB.getOwner() &&
+             isa<KernelOp>(argA.getOwner()->getParentOp()) &&
              argA.getArgNumber() == argB.getArgNumber();
     Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-    if (x->getName() != y->getName() ||
+    bool uniform = isa<NVVM::BlockIdXOp, NVVM::GridDimXOp>(x) ||
+                   (isa<arith::ArithDialect>(x->getDialect()) &&
+                    isMemoryEffectFree(x));
+    if (!uniform || x->getName() != y->getName() ||
         x->getAttrDictionary() != y->getAttrDictionary() ||
         x->getNumOperands() != y->getNumOperands() ||
-        x->getNumRegions() != 0 || y->getNumRegions() != 0 ||
+        x->getNumRegions() != 0 ||
         cast<OpResult>(a).getResultNumber() !=
-            cast<OpResult>(b).getResultNumber() ||
-        !isMemoryEffectFree(x))
+            cast<OpResult>(b).getResultNumber())
       return false;
     for (auto [u, v] : llvm::zip(x->getOperands(), y->getOperands()))
       if (!sameValue(u, v, depth + 1))

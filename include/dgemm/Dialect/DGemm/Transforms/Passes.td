@@ -241,7 +241,9 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
            "TEST ONLY (wrong results): every tile's epilogue runs only when "
            "the workspace pointer is null, which the runtime never passes, "
            "so the sums are computed but never written, to time the kernel "
-           "without the epilogue's cost">,
+           "without the epilogue's cost; in a kernel that parks its tiles, "
+           "the park's stores and the workers' reductions are skipped the "
+           "same way and the hand-over between them is kept">,
     Option<"sfbStride", "unsafe-sfb-stride", "int64_t", "1",
            "TEST ONLY (wrong results unless 1): the promotion reads the sfb "
            "pair of every this-many-th 8-column group from the stage and "
