@@ -20,6 +20,19 @@
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=8192" | FileCheck %s --check-prefix=INLONG
 // INPLACE-LABEL: dgemm.gemm @g4_4096x7168
 // INPLACE-SAME: num_sms = 132, red_max_blocks = 8, quad_b = 1>
+// Short groups on the large shapes (mean K 2048 here, at most 48 blocks):
+// the in-place kernel that parks its tiles, at 128 columns with 4 stages;
+// with CTA pairs requested, the paired in-place kernel without the park.
+// RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=2048" | FileCheck %s --check-prefix=INPARK
+// RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=2048 cluster-m=2" | FileCheck %s --check-prefix=INPAIR
+// INPARK-LABEL: dgemm.gemm @g4_4096x7168
+// INPARK-SAME: block_n = 128, block_k = 128, stages = 4,
+// INPARK-SAME: cluster_m = 1,
+// INPARK-SAME: in_place_only = 1, park = 1>
+// INPAIR-LABEL: dgemm.gemm @g4_4096x7168
+// INPAIR-SAME: block_n = 128, block_k = 128, stages = 6,
+// INPAIR-SAME: cluster_m = 2,
+// INPAIR-SAME: in_place_only = 1>
 // INLONG-LABEL: dgemm.gemm @g4_4096x7168
 // INLONG-SAME: cluster_m = 1,
 // INLONG-SAME: num_sms = 132, in_place_only = 1>

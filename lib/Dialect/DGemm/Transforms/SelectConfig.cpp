@@ -44,6 +44,12 @@ struct SelectConfigPass
         config.descSlots = descSlots;
       if (clusterM > 0)
         config.clusterM = clusterM;
+      // CTA pairs cannot park their tiles: the pair's in-place kernel, as
+      // the runtime's DGEMM_CLUSTER_M override gives.
+      if (config.park && !heur::checkPark(config).empty()) {
+        config.park = 0;
+        config.stages = heur::maxStages(config.blockM, config.blockN, target);
+      }
       config.quadB = quadB < 0 ? heur::quadBFits(config, problem.n, target)
                                : quadB;
       // The rank-5 map of B has whole 16-row groups (a dynamic N is
