@@ -318,6 +318,20 @@ private:
     return diag;
   }
 
+  /// A stage barrier's wait must use the phase of the stage's own
+  /// dgemm.stage: both roles derive stage and phase from the same pipeline
+  /// iteration, so any other parity would wait for the wrong pass over the
+  /// ring (or not at all).
+  LogicalResult checkStagePhase(WaitOp wait) {
+    auto stage = wait.getStage().getDefiningOp<StageOp>();
+    if (!stage || wait.getPhase() != stage.getPhase())
+      return wait.emitError("waits on a stage's ")
+             << stringifyBarrierKind(wait.getBarrier())
+             << " barrier with a phase that is not the stage's (the phase "
+                "result of the dgemm.stage that gives the stage)";
+    return success();
+  }
+
   /// Every async stage write is preceded in its block by the stage's empty
   /// wait, and the block arms the stage's full barrier with exactly the bytes
   /// written.
@@ -331,8 +345,11 @@ private:
           if (failed(checkProducerBlock(nested)))
             return failure();
       if (auto wait = dyn_cast<WaitOp>(op)) {
-        if (wait.getBarrier() == BarrierKind::empty)
+        if (wait.getBarrier() == BarrierKind::empty) {
+          if (failed(checkStagePhase(wait)))
+            return failure();
           acquired.insert(wait.getStage());
+        }
         continue;
       }
       if (auto arrive = dyn_cast<ArriveOp>(op)) {
@@ -539,8 +556,11 @@ private:
         // only makes later reads wait more.
       }
       if (auto wait = dyn_cast<WaitOp>(op)) {
-        if (wait.getBarrier() == BarrierKind::full)
+        if (wait.getBarrier() == BarrierKind::full) {
+          if (failed(checkStagePhase(wait)))
+            return failure();
           st.acquired.insert(wait.getStage());
+        }
         continue;
       }
       if (auto wait = dyn_cast<MmaWaitOp>(op)) {
