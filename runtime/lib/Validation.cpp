@@ -222,21 +222,23 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
                   : heuristics::maxStages(c.blockM, c.blockN, target);
   };
   override12("DGEMM_DESC_SLOTS", config.descSlots);
+  // A tile, cluster or epilogue the park cannot take keeps the math
+  // warpgroups' own epilogue, with the stages that fit without the park.
+  auto unparkIfUnfit = [&](KernelConfig &c) {
+    if (c.park && !heuristics::checkPark(c).empty()) {
+      c.park = 0;
+      c.stages = mostStages(c);
+    }
+  };
   override12("DGEMM_CLUSTER_M", config.clusterM);
-  // CTA pairs cannot park their tiles: the pair's in-place kernel instead.
-  if (config.park && !heuristics::checkPark(config).empty()) {
-    config.park = 0;
-    config.stages = mostStages(config);
-  }
+  unparkIfUnfit(config); // CTA pairs: the pair's in-place kernel
   // DGEMM_BLOCK_N: a tile width to use instead (with the most stages that
   // fit); a width the heuristics would not accept is ignored.
   if (const char *env = std::getenv("DGEMM_BLOCK_N")) {
     KernelConfig forced = config;
     forced.blockN = std::atoi(env);
     if (forced.blockN > 0) {
-      // A width that cannot park keeps the math warpgroups' own epilogue.
-      if (forced.park && !heuristics::checkPark(forced).empty())
-        forced.park = 0;
+      unparkIfUnfit(forced);
       forced.stages = mostStages(forced);
       if (heuristics::checkConfig(forced, target).empty())
         config = forced;
@@ -250,8 +252,7 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     KernelConfig forced = config;
     forced.blockM = int(*rows);
     forced.mathWarpgroups = forced.blockM / 64;
-    if (forced.park && !heuristics::checkPark(forced).empty())
-      forced.park = 0;
+    unparkIfUnfit(forced);
     forced.stages = mostStages(forced);
     // Multicast pairs need an even m-block count, and none are built with
     // three math warpgroups.

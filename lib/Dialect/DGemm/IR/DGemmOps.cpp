@@ -328,24 +328,30 @@ void TurnOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
         {ResourceKind::Accumulator, acc, AccessKind::Read, Proxy::Generic});
 }
 
-LogicalResult EpilogueOp::verify() {
-  if (getSums().empty())
-    return emitOpError("needs at least one sum");
+/// A tile's FP32 sums (dgemm.epilogue, dgemm.park.store): consecutive column
+/// slices of whole 8-column fragment groups covering the tile's block_n.
+static LogicalResult verifyTileSums(Operation *op, ValueRange sums) {
+  if (sums.empty())
+    return op->emitOpError("needs at least one sum");
   int64_t cols = 0;
-  for (Value sum : getSums()) {
+  for (Value sum : sums) {
     int64_t len = cast<VectorType>(sum.getType()).getNumElements();
     if (len % 4 != 0)
-      return emitOpError("each sum must hold a multiple of 4 values (8 "
-                         "columns of the fragment), got ")
+      return op->emitOpError("each sum must hold a multiple of 4 values (8 "
+                             "columns of the fragment), got ")
              << len;
     cols += 2 * len;
   }
-  if (ConfigAttr config = getKernelConfig(*this))
+  if (ConfigAttr config = getKernelConfig(op))
     if (cols != config.getBlockN())
-      return emitOpError("sums cover ")
+      return op->emitOpError("sums cover ")
              << cols << " columns, the tile has block_n = "
              << config.getBlockN();
   return success();
+}
+
+LogicalResult EpilogueOp::verify() {
+  return verifyTileSums(*this, getSums());
 }
 
 void PromoteOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
@@ -418,22 +424,8 @@ static LogicalResult verifyParkAccess(Operation *op, Value slot,
 }
 
 LogicalResult ParkStoreOp::verify() {
-  if (getSums().empty())
-    return emitOpError("needs at least one sum");
-  int64_t cols = 0;
-  for (Value sum : getSums()) {
-    int64_t len = cast<VectorType>(sum.getType()).getNumElements();
-    if (len % 4 != 0)
-      return emitOpError("each sum must hold a multiple of 4 values (8 "
-                         "columns of the fragment), got ")
-             << len;
-    cols += 2 * len;
-  }
-  if (ConfigAttr config = getKernelConfig(*this))
-    if (cols != config.getBlockN())
-      return emitOpError("sums cover ")
-             << cols << " columns, the tile has block_n = "
-             << config.getBlockN();
+  if (failed(verifyTileSums(*this, getSums())))
+    return failure();
   return verifyParkAccess(*this, getSlot(), /*inWorkers=*/false);
 }
 
