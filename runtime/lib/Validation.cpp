@@ -222,23 +222,16 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
                   : heuristics::maxStages(c.blockM, c.blockN, target);
   };
   override12("DGEMM_DESC_SLOTS", config.descSlots);
-  // A tile, cluster or epilogue the park cannot take keeps the math
-  // warpgroups' own epilogue, with the stages that fit without the park.
-  auto unparkIfUnfit = [&](KernelConfig &c) {
-    if (c.park && !heuristics::checkPark(c).empty()) {
-      c.park = 0;
-      c.stages = mostStages(c);
-    }
-  };
   override12("DGEMM_CLUSTER_M", config.clusterM);
-  unparkIfUnfit(config); // CTA pairs: the pair's in-place kernel
+  // CTA pairs cannot park: the pair's in-place kernel.
+  heuristics::unparkIfUnfit(config, target);
   // DGEMM_BLOCK_N: a tile width to use instead (with the most stages that
   // fit); a width the heuristics would not accept is ignored.
   if (const char *env = std::getenv("DGEMM_BLOCK_N")) {
     KernelConfig forced = config;
     forced.blockN = std::atoi(env);
     if (forced.blockN > 0) {
-      unparkIfUnfit(forced);
+      heuristics::unparkIfUnfit(forced, target);
       forced.stages = mostStages(forced);
       if (heuristics::checkConfig(forced, target).empty())
         config = forced;
@@ -252,7 +245,7 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     KernelConfig forced = config;
     forced.blockM = int(*rows);
     forced.mathWarpgroups = forced.blockM / 64;
-    unparkIfUnfit(forced);
+    heuristics::unparkIfUnfit(forced, target);
     forced.stages = mostStages(forced);
     // Multicast pairs need an even m-block count, and none are built with
     // three math warpgroups.

@@ -207,57 +207,46 @@ TEST(KernelMetaTest, RedMaxBlocksIsOptional) {
             "must be an integer in [0, 1048576]");
 }
 
-TEST(KernelMetaTest, InPlaceOnlyIsOptionalAndMustMatch) {
+/// An optional 0/1 key of the .meta: absent means 0; 1 is read into
+/// `metaField`; 2 is refused; and a kernel with the key set is not the
+/// kernel of the same tile without it (checkMetaMatchesConfig), until the
+/// config's `configField` says so too.
+static void
+expectOptionalFlagKey(const std::string &key, int KernelMeta::*metaField,
+                      int dgemm::heuristics::KernelConfig::*configField) {
   KernelMeta meta;
   ASSERT_TRUE(parse(goodMeta(), meta).ok());
-  EXPECT_EQ(meta.inPlaceOnly, 0);
-  ASSERT_TRUE(parse(goodMeta() + "in_place_only=1\n", meta).ok());
-  EXPECT_EQ(meta.inPlaceOnly, 1);
-  expectBad(goodMeta() + "in_place_only=2\n", "'in_place_only'",
+  EXPECT_EQ(meta.*metaField, 0);
+  ASSERT_TRUE(parse(goodMeta() + key + "=1\n", meta).ok());
+  EXPECT_EQ(meta.*metaField, 1);
+  expectBad(goodMeta() + key + "=2\n", "'" + key + "'",
             "must be an integer in [0, 1]");
-  // The in-place kernel is not the ordinary one of the same tile.
   dgemm::heuristics::KernelConfig config = tilingOf(meta);
   Status s = checkMetaMatchesConfig(meta, config, "x.meta");
   ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'in_place_only' is 1"));
-  config.inPlaceOnly = 1;
+  EXPECT_THAT(s.message(), HasSubstr("x.meta: key '" + key + "' is 1"));
+  config.*configField = 1;
   EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+}
+
+TEST(KernelMetaTest, InPlaceOnlyIsOptionalAndMustMatch) {
+  // The in-place kernel is not the ordinary one of the same tile.
+  expectOptionalFlagKey("in_place_only", &KernelMeta::inPlaceOnly,
+                        &dgemm::heuristics::KernelConfig::inPlaceOnly);
 }
 
 TEST(KernelMetaTest, QuadBIsOptionalAndMustMatch) {
-  KernelMeta meta;
-  ASSERT_TRUE(parse(goodMeta(), meta).ok());
-  EXPECT_EQ(meta.quadB, 0);
-  ASSERT_TRUE(parse(goodMeta() + "quad_b=1\n", meta).ok());
-  EXPECT_EQ(meta.quadB, 1);
-  expectBad(goodMeta() + "quad_b=2\n", "'quad_b'",
-            "must be an integer in [0, 1]");
   // The quad-ordered kernel needs a different map of B: it is not the
   // natural one of the same tile.
-  dgemm::heuristics::KernelConfig config = tilingOf(meta);
-  Status s = checkMetaMatchesConfig(meta, config, "x.meta");
-  ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'quad_b' is 1"));
-  config.quadB = 1;
-  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+  expectOptionalFlagKey("quad_b", &KernelMeta::quadB,
+                        &dgemm::heuristics::KernelConfig::quadB);
 }
 
 TEST(KernelMetaTest, ParkIsOptionalAndMustMatch) {
-  KernelMeta meta;
-  ASSERT_TRUE(parse(goodMeta(), meta).ok());
-  EXPECT_EQ(meta.park, 0);
-  ASSERT_TRUE(parse(goodMeta() + "park=1\n", meta).ok());
-  EXPECT_EQ(meta.park, 1);
-  expectBad(goodMeta() + "park=2\n", "'park'",
-            "must be an integer in [0, 1]");
   // A parked kernel runs another role in the producer warpgroup and needs
   // more shared memory: it is not the kernel of the same tile without one.
-  dgemm::heuristics::KernelConfig config = tilingOf(meta);
-  Status s = checkMetaMatchesConfig(meta, config, "x.meta");
-  ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'park' is 1"));
-  config.park = 1;
-  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+  expectOptionalFlagKey("park", &KernelMeta::park,
+                        &dgemm::heuristics::KernelConfig::park);
 }
 
 TEST(KernelBundleTest, LoadsMetaFromDirectory) {

@@ -231,6 +231,13 @@ int dgemm::heuristics::maxParkedStages(int blockM, int blockN,
   return stages;
 }
 
+void dgemm::heuristics::unparkIfUnfit(KernelConfig &c, const Target &target) {
+  if (c.park && !checkPark(c).empty()) {
+    c.park = 0;
+    c.stages = maxStages(c.blockM, c.blockN, target);
+  }
+}
+
 int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
   int stages = 0;
   while (stages < kMaxStages &&

@@ -125,6 +125,31 @@ TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
   EXPECT_EQ(checkConfig(c, h200), "park must be 0 or 1, got 2");
 }
 
+TEST(ParkTile, UnparkIfUnfitKeepsWhatCanParkAndRefitsTheRest) {
+  Target h200;
+  KernelConfig c = validConfig();
+  c.blockN = 128;
+  c.stages = 4;
+  c.inPlaceOnly = 1;
+  c.park = 1;
+  KernelConfig kept = c;
+  unparkIfUnfit(kept, h200);
+  EXPECT_EQ(kept, c);
+  // CTA pairs cannot park: the in-place kernel of the same tile, with the
+  // stages that fit without the park.
+  c.clusterM = 2;
+  unparkIfUnfit(c, h200);
+  EXPECT_EQ(c.park, 0);
+  EXPECT_EQ(c.stages, maxStages(128, 128, h200));
+  EXPECT_EQ(checkConfig(c, h200), "");
+  // A config without the park is left alone, whatever its stages.
+  KernelConfig plain = validConfig();
+  plain.stages = 2;
+  plain.clusterM = 2;
+  unparkIfUnfit(plain, h200);
+  EXPECT_EQ(plain.stages, 2);
+}
+
 TEST(ParkTile, NameAndMetaCountThePark) {
   KernelConfig c = validConfig();
   c.blockN = 192;

@@ -46,10 +46,7 @@ struct SelectConfigPass
         config.clusterM = clusterM;
       // CTA pairs cannot park their tiles: the pair's in-place kernel, as
       // the runtime's DGEMM_CLUSTER_M override gives.
-      if (config.park && !heur::checkPark(config).empty()) {
-        config.park = 0;
-        config.stages = heur::maxStages(config.blockM, config.blockN, target);
-      }
+      heur::unparkIfUnfit(config, target);
       config.quadB = quadB < 0 ? heur::quadBFits(config, problem.n, target)
                                : quadB;
       // The rank-5 map of B has whole 16-row groups (a dynamic N is

@@ -129,6 +129,11 @@ bool parkFits(const KernelConfig &config, const Target &target);
 /// 8; 0 when not even one stage fits.
 int maxParkedStages(int blockM, int blockN, const Target &target);
 
+/// Clears park where checkPark rejects `config` (after an override of its
+/// tile, cluster or epilogue), with the most stages that fit without the
+/// park: the in-place kernel of the same tile.
+void unparkIfUnfit(KernelConfig &config, const Target &target);
+
 /// Widest mean K per group, in 128-deep blocks, of a call whose tiles
 /// selectKGroupedConfig parks: 48 (6144 elements). bench/NOTES.md section 16.
 inline constexpr int kParkMaxMeanBlocks = 48;
