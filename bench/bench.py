@@ -19,7 +19,13 @@ What it does, per shape (the issue's six k-grouped shapes and the bug report's s
 4. After timing, d and the results of 8 more calls must equal the first result bit for bit (the
    kernel has no split-K, so it is deterministic; a difference means a race such as the one the
    bug report was about).
-5. Peer: ``torch._scaled_grouped_mm`` (FP8 e4m3, 2d x 2d ragged-K, per-group row-wise FP32
+5. DeepGEMM, when its peer library is there (``--deepgemm-peer``, default
+   ``$DGEMM_DEEPGEMM_PEER`` or ``build-peer/libdgemm_deepgemm_peer.so``; built by
+   scripts/build_deepgemm_peer.sh from bench/peers/deepgemm_kgrouped.cu): DeepGEMM's own SM90
+   k-grouped kernel on the same operands, in place on a copy of c, with the configuration its
+   heuristics give. Its result is compared with ours (calc_diff, and bit for bit over 9 calls),
+   then it is timed the same way. A failure there never changes the exit code.
+6. Peer: ``torch._scaled_grouped_mm`` (FP8 e4m3, 2d x 2d ragged-K, per-group row-wise FP32
    scales, bf16 out), default and fast accumulation, timed the same way. It quantizes
    differently (row-wise per group, not per 128 tokens), so only its speed is compared.
 
@@ -138,6 +144,8 @@ class Row:
         self.peer_note = ""
         self.peer_fast_us: Optional[float] = None
         self.peer_fast_note = ""
+        self.dg_us: Optional[float] = None
+        self.dg_note = ""
 
 
 # --- Shapes ------------------------------------------------------------------------------------
@@ -288,6 +296,57 @@ class ConfigOracle:
         return name
 
 
+# --- DeepGEMM peer ----------------------------------------------------------------------------
+
+
+class DeepGemmPeer:
+    """ctypes over the C ABI of bench/peers/deepgemm_kgrouped.cu."""
+
+    def __init__(self, path: str):
+        self.path = path
+        lib = ctypes.CDLL(path)
+        lib.dgpeer_kgrouped_config.restype = ctypes.c_int
+        lib.dgpeer_kgrouped_config.argtypes = [
+            ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+            ctypes.c_char_p, ctypes.c_size_t]
+        lib.dgpeer_kgrouped_run.restype = ctypes.c_int
+        lib.dgpeer_kgrouped_run.argtypes = [ctypes.c_void_p] * 6 + [
+            ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int, ctypes.c_int,
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+        self.lib = lib
+
+    @staticmethod
+    def _ks(ks: Sequence[int]) -> Any:
+        return (ctypes.c_int * len(ks))(*ks)
+
+    def config(self, ks: Sequence[int], m: int, n: int, sms: int = 0) -> Tuple[int, str]:
+        """(1: a kernel exists, 0: none for this config, -1: error; the description)."""
+        buf = ctypes.create_string_buffer(512)
+        code = self.lib.dgpeer_kgrouped_config(self._ks(ks), len(ks), m, n, sms, buf, 512)
+        return code, buf.value.decode(errors="replace")
+
+    def run(self, a: Any, b: Any, d: Any, ks_tensor: Any, ks: Sequence[int], m: int, n: int,
+            stream: int) -> None:
+        (a_fp8, sfa), (b_fp8, sfb) = a, b
+        for name, sf, mn in (("sfa", sfa, m), ("sfb", sfb, n)):
+            if tuple(sf.stride()) != (1, mn):
+                raise ValueError(f"{name} strides {tuple(sf.stride())}, expected (1, {mn})")
+        buf = ctypes.create_string_buffer(512)
+        code = self.lib.dgpeer_kgrouped_run(
+            a_fp8.data_ptr(), sfa.data_ptr(), b_fp8.data_ptr(), sfb.data_ptr(), d.data_ptr(),
+            ks_tensor.data_ptr(), self._ks(ks), len(ks), m, n, stream, buf, 512)
+        if code != 0:
+            raise RuntimeError(buf.value.decode(errors="replace"))
+
+
+def default_deepgemm_peer() -> Optional[str]:
+    path = os.environ.get("DGEMM_DEEPGEMM_PEER")
+    if path:
+        return path
+    built = REPO / "build-peer" / "libdgemm_deepgemm_peer.so"
+    return str(built) if built.exists() else None
+
+
 # --- Timing ------------------------------------------------------------------------------------
 
 
@@ -339,6 +398,7 @@ class Bench:
         self.dgemm_error = ""
         self.timer: Optional[Timer] = None
         self.oracle: Optional[ConfigOracle] = None
+        self.dg_peer: Optional[DeepGemmPeer] = None
         self.cuda_dead = ""
         self.wrong: List[str] = []
         self.ours_failed: List[str] = []
@@ -411,6 +471,15 @@ class Bench:
         except Exception as e:  # noqa: BLE001
             self.dgemm_error = short_exc(e)
             log(f"!! dgemm unavailable, only the peers will run: {self.dgemm_error}")
+        if self.args.deepgemm_peer and not self.args.no_peers:
+            try:
+                self.dg_peer = DeepGemmPeer(self.args.deepgemm_peer)
+                self.note(f"DeepGEMM peer: {self.args.deepgemm_peer} (DeepGEMM's SM90 k-grouped "
+                          f"1D1D kernel, configured by its heuristics)")
+            except Exception as e:  # noqa: BLE001
+                self.note(f"DeepGEMM peer unavailable ({self.args.deepgemm_peer}): {short_exc(e)}")
+        elif not self.args.no_peers:
+            self.note("DeepGEMM peer: not built (scripts/build_deepgemm_peer.sh), column n/a")
         try:
             self.timer = Timer(torch, self.args.runs, self.args.warmup,
                                self.args.flush_mb << 20)
@@ -540,6 +609,10 @@ class Bench:
                                   f"({differing}/{1 + STABILITY_CALLS})")
             else:
                 log(f"   bitwise stable: {1 + STABILITY_CALLS} more calls equal the first")
+            if self.dg_peer is not None:
+                self.run_deepgemm(shape, row, a, b, ks_tensor, c, first)
+            elif not self.args.no_peers:
+                row.dg_note = "not built"
         except Exception as e:  # noqa: BLE001
             msg = f"{stage} failed: {short_exc(e)}"
             log(f"!! ours: {msg}")
@@ -551,6 +624,60 @@ class Bench:
             self.after_failure()
         finally:
             del a, b, c, d, ks_tensor, first
+
+    def run_deepgemm(self, shape: Shape, row: Row, a: Any, b: Any, ks_tensor: Any, c: Any,
+                     ours: Any) -> None:
+        """DeepGEMM's kernel on our operands, in place on a copy of c; compared with `ours`
+        (our first result, itself checked against the float64 reference), then timed."""
+        torch, dgemm = self.torch, self.dgemm
+        g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
+        d = first = None
+        stage = "configuration"
+        try:
+            code, desc = self.dg_peer.config(ks, m, n)
+            log(f"   DeepGEMM: {desc}")
+            if code != 1:
+                row.dg_note = "no kernel for its config" if code == 0 else f"n/a ({desc})"
+                return
+            stream = torch.cuda.current_stream().cuda_stream
+            d = c.clone()
+
+            def call() -> None:
+                self.dg_peer.run(a, b, d, ks_tensor, ks, m, n, stream)
+
+            stage = "first call"
+            call()
+            torch.cuda.synchronize()
+            diff = dgemm.calc_diff(d, ours)
+            same = torch.equal(d.view(torch.int32), ours.view(torch.int32))
+            first = d.clone()
+            differing = 0
+            for _ in range(1 + STABILITY_CALLS):
+                d.copy_(c)
+                call()
+                if not torch.equal(d.view(torch.int32), first.view(torch.int32)):
+                    differing += 1
+            ok = diff == diff and diff < DIFF_LIMIT
+            log(f"   DeepGEMM: calc_diff vs ours {diff:.3e} ({'bitwise equal' if same else 'not bitwise equal'}"
+                f"), {differing} of {1 + STABILITY_CALLS} more calls differ from its first"
+                + ("" if ok else " (WRONG: its time is not a valid comparison)"))
+            notes = []
+            if not ok:
+                notes.append(f"WRONG {diff:.1e}")
+            if differing:
+                notes.append(f"unstable {differing}/{1 + STABILITY_CALLS}")
+            row.dg_note = ", ".join(notes)
+            stage = "timing"
+            med, lo, hi = self.timer.time_us(call)
+            row.dg_us = med
+            log(f"   DeepGEMM: median {med:.1f} us (min {lo:.1f}, max {hi:.1f}), "
+                f"{shape.flop / med / 1e6:.0f} TFLOPS")
+        except Exception as e:  # noqa: BLE001
+            row.dg_note = f"n/a ({stage}: {short_exc(e, 160)})"
+            log(f"   DeepGEMM: {row.dg_note}")
+            self.after_failure()
+        finally:
+            del d, first
 
     def run_peer(self, shape: Shape, row: Row, x_a: Any, x_b: Any) -> None:
         torch = self.torch
@@ -662,7 +789,8 @@ class Bench:
 # --- Table -------------------------------------------------------------------------------------
 
 COLUMNS = ["shape (G, MxN, sum K)", "config", "calc_diff", "ours us", "ours TFLOPS",
-           "DeepGEMM TFLOPS", "ours/DeepGEMM", "peer TFLOPS", "ours/peer",
+           "DeepGEMM TFLOPS (issue)", "ours/DeepGEMM (issue)", "DeepGEMM TFLOPS (this run)",
+           "ours/DeepGEMM (this run)", "peer TFLOPS", "ours/peer",
            "peer fast TFLOPS", "floor us", "floor/ours"]
 
 
@@ -695,8 +823,10 @@ def fmt_row(row: Row) -> List[str]:
     peer_tf = (s.flop / row.peer_us / 1e6) if row.peer_us else None
     vs_peer = f"{tf / peer_tf:.2f}" if tf and peer_tf else "n/a"
     eff = f"{s.floor_us / row.ours_us:.2f}" if row.ours_us else "n/a"
+    dg_tf = (s.flop / row.dg_us / 1e6) if row.dg_us else None
+    vs_dg = f"{tf / dg_tf:.2f}" if tf and dg_tf else "n/a"
     return [s.name(), clip(row.config, 80), diff, ours_us, f"{tf:.0f}" if tf else "n/a", ref, vs_ref,
-            tflops(row.peer_us, row.peer_note), vs_peer,
+            tflops(row.dg_us, row.dg_note), vs_dg, tflops(row.peer_us, row.peer_note), vs_peer,
             tflops(row.peer_fast_us, row.peer_fast_note), f"{s.floor_us:.1f}", eff]
 
 
@@ -717,8 +847,10 @@ def md_table(rows: List[List[str]]) -> str:
 
 
 LEGEND = (
-    "DeepGEMM TFLOPS: DeepGEMM 2.6.1 + drain on an H200, from the issue (seed: 112 TFLOPS, "
-    "57 us). peer: torch._scaled_grouped_mm FP8 2d x 2d ragged K, per-group row-wise scales, "
+    "DeepGEMM TFLOPS (issue): DeepGEMM 2.6.1 + drain on an H200, from the issue (seed: 112 "
+    "TFLOPS, 57 us). DeepGEMM TFLOPS (this run): DeepGEMM's SM90 k-grouped kernel as shipped "
+    "in sgl-kernel 0.3.21 (no descriptor drain), timed here on the same operands; 'unstable' "
+    "means its result changed between identical calls. peer: torch._scaled_grouped_mm FP8 2d x 2d ragged K, per-group row-wise scales, "
     "bf16 out (fast: use_fast_accum=True). floor us: max(FLOP / 1475 TFLOPS, minimal bytes / "
     "4.26 TB/s), minimal bytes = A + B (FP8) + scales + C read + D written (FP32). "
     "floor/ours: fraction of the floor reached.")
@@ -741,6 +873,10 @@ def main() -> int:
                              "also idles the tensor cores for ~2.5 ms between runs, so the card "
                              "draws less power and holds higher clocks than with back-to-back "
                              "runs")
+    parser.add_argument("--deepgemm-peer", default=default_deepgemm_peer(),
+                        help="DeepGEMM peer library (scripts/build_deepgemm_peer.sh); default "
+                             "$DGEMM_DEEPGEMM_PEER, else build-peer/libdgemm_deepgemm_peer.so "
+                             "if it exists")
     parser.add_argument("--md", default=os.environ.get("BENCH_MD"),
                         help="also write the table as markdown here (default $BENCH_MD)")
     args = parser.parse_args()
