@@ -4,7 +4,10 @@
     PYTHONPATH=python DGEMM_RUNTIME_LIB=... python3 bench/ab.py BUNDLE_A BUNDLE_B [...] [--rounds N]
 
 A bundle may carry runtime overrides for its calls: DIR@VAR=VALUE[,VAR=VALUE...] (for
-example build/bundle@DGEMM_BLOCK_N=160 times the bundle with the tile width forced).
+example build/bundle@DGEMM_BLOCK_N=160 times the bundle with the tile width forced). The name
+`deepgemm` (or `deepgemm=LIBRARY`) stands for DeepGEMM's own kernel through the peer library
+of bench.py's DeepGEMM column (scripts/build_deepgemm_peer.sh; in place only); its result is
+compared with the first bundle's by calc_diff instead of bit for bit.
 
 Back-to-back bench.py runs of two bundles differ by several percent even for identical kernels
 (clocks are not locked and the card runs at its power cap), so a few-percent change cannot be
@@ -48,13 +51,25 @@ def main() -> int:
     flush = torch.empty(bench.L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
     khz = getattr(torch.cuda.get_device_properties(0), "clock_rate", 0) or 1980000
     cycles_per_us = khz / 1000.0
-    specs = []   # (directory, {variable: value})
+    specs = []   # (directory, {variable: value}); directory None: DeepGEMM's kernel
+    peer = None
     for spec in args.bundles:
+        if spec == "deepgemm" or spec.startswith("deepgemm="):
+            lib = spec.partition("=")[2] or bench.default_deepgemm_peer()
+            if not lib or not os.path.isfile(lib):
+                parser.error("deepgemm: no peer library (scripts/build_deepgemm_peer.sh, or "
+                             "deepgemm=PATH)")
+            if args.separate_c:
+                parser.error("deepgemm runs in place only; drop --separate-c")
+            peer = bench.DeepGemmPeer(lib)
+            specs.append((None, {}))
+            continue
         path, _, overrides = spec.partition("@")
         env = dict(kv.split("=", 1) for kv in overrides.split(",") if kv)
         specs.append((path, env))
     override_vars = {v for _, env in specs for v in env}
-    names = [os.path.basename(os.path.normpath(p)) + ("@" + ",".join(f"{k}={v}" for k, v in env.items())
+    names = ["deepgemm" if p is None else
+             os.path.basename(os.path.normpath(p)) + ("@" + ",".join(f"{k}={v}" for k, v in env.items())
                                                       if env else "")
              for p, env in specs]
     print(f"interleaved A/B, {args.rounds} rounds, "
@@ -98,8 +113,20 @@ def main() -> int:
             os.environ.pop(var, None)
         config = oracle.entry(m, n, ks, in_place=not args.separate_c) if oracle else "?"
 
+        if peer is not None:
+            code, desc = peer.config(ks, m, n)
+            if code != 1:
+                print(f"!! {shape.name()}: deepgemm has no kernel here ({desc}); shape skipped")
+                status = 1
+                continue
+            config += f" | {desc}"
+        stream = torch.cuda.current_stream().cuda_stream
+
         def call(i):
             path, env = specs[i]
+            if path is None:
+                peer.run(a, b, ds[i], kt, ks, m, n, stream)
+                return
             os.environ["DGEMM_KERNEL_DIR"] = path
             for var in override_vars:
                 if var in env:
@@ -124,7 +151,13 @@ def main() -> int:
         # slower than the sleep would explain; not verified.)
         sleep_cycles = int(max(200.0, 3.0 * host_us + 50.0) * cycles_per_us)
         for i in range(1, len(args.bundles)):
-            if not torch.equal(ds[i], ds[0]):
+            if specs[i][0] is None or specs[0][0] is None:
+                diff = dgemm.calc_diff(ds[i], ds[0])
+                print(f"   {shape.name()}: {names[i]} vs {names[0]}: calc_diff {diff:.2e}"
+                      + ("" if diff < bench.DIFF_LIMIT else " (WRONG)"))
+                if not diff < bench.DIFF_LIMIT:
+                    status = 1
+            elif not torch.equal(ds[i], ds[0]):
                 print(f"!! {shape.name()}: {names[i]} differs from {names[0]}")
                 status = 1
         times = [[] for _ in args.bundles]

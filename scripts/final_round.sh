@@ -12,7 +12,9 @@
 # BUNDLES_ROOT/red, if present, a bundle built with
 # --pipeline-options=tma-reduce-epilogue, gets the GPU tests and racecheck too;
 # so does every BUNDLES_ROOT/opt-NAME (a bundle built with other options),
-# which bench/ab.py then also times against BUNDLES_ROOT/bundle.
+# which bench/ab.py then also times against BUNDLES_ROOT/bundle. With the
+# DeepGEMM peer library carried (build-peer/libdgemm_deepgemm_peer.so),
+# bench.py times DeepGEMM's own kernel beside ours and ab.py interleaves the two.
 set -u
 root=${1:?bundles root}
 race=${2:-$root/unguarded}
@@ -61,6 +63,16 @@ if [ -f "$seed" ]; then
     > "$OUT/seed-script.log" 2>&1
   echo "== seed script: exit $?, $(grep -c 'is nondeterministic' "$OUT/seed-script.log") failure lines" |
     tee -a "$OUT/summary.txt"
+fi
+# DeepGEMM's own kernel (build-peer/libdgemm_deepgemm_peer.so from
+# scripts/build_deepgemm_peer.sh, carried): bench.py above already has its column;
+# here it is timed call by call against the default bundle. Never fails the round.
+peer=${DGEMM_DEEPGEMM_PEER:-build-peer/libdgemm_deepgemm_peer.so}
+if [ -f "$peer" ]; then
+  PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so timeout 300 \
+    python3 bench/ab.py "$root/bundle" "deepgemm=$peer" --shapes seed,large --rounds 20 \
+    > "$OUT/deepgemm-ab.log" 2>&1
+  echo "== ab.py against DeepGEMM: exit $?" | tee -a "$OUT/summary.txt"
 fi
 grep -h "ERROR SUMMARY" "$OUT/sanitizer.log" >> "$OUT/summary.txt" 2>/dev/null
 rm -f "$OUT/build.log" "$OUT/host-tests.log" "$OUT/sanitizer.log" "$OUT/gpu-tests.log"
