@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing dgemm needs on Debian 12, skipping what is
 # already there: LLVM/MLIR 22 (with FileCheck and lit), CMake, Ninja, g++,
-# GoogleTest; with --python, pytest, numpy and torch from PyPI as well.
+# GoogleTest; with --python, pytest, numpy and torch from PyPI as well, and
+# cuobjdump/nvdisasm (NVIDIA's PyPI wheels) where the CUDA toolkit lacks them.
 # The CUDA toolkit (/usr/local/cuda: cuda.h, ptxas) is expected on the machine.
 set -euo pipefail
 
@@ -32,6 +33,13 @@ if ((want_python)); then
   for m in pytest numpy torch; do
     "$py" -c "import $m" >/dev/null 2>&1 || need+=("$m")
   done
+  # cuobjdump and nvdisasm (for the SASS tests, scripts/sass_report.py): the CUDA toolkit's
+  # when it has them, else NVIDIA's wheels, which run without a GPU.
+  if ! { command -v cuobjdump && command -v nvdisasm; } >/dev/null 2>&1 &&
+     ! [[ -x /usr/local/cuda/bin/cuobjdump && -x /usr/local/cuda/bin/nvdisasm ]] &&
+     ! "$py" -c "import nvidia, pathlib, sys; sys.exit(not any(list(pathlib.Path(p).glob('cu*/bin/nvdisasm')) and list(pathlib.Path(p).glob('cu*/bin/cuobjdump')) for p in nvidia.__path__))" >/dev/null 2>&1; then
+    need+=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)
+  fi
   if ((${#need[@]})); then
     echo "== installing Python packages: ${need[*]}"
     "$py" -m pip install -q --disable-pip-version-check "${need[@]}"

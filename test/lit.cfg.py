@@ -1,5 +1,8 @@
 # -*- Python -*-
+import glob
 import os
+import shutil
+import subprocess
 import sys
 
 import lit.formats
@@ -30,3 +33,32 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+
+
+# cuobjdump (with nvdisasm beside it) disassembles the assembled kernels for the SASS tests:
+# the CUDA toolkit's, or the one scripts/install-deps.sh installs from NVIDIA's PyPI wheel
+# into the Python it installs packages for ($PYTHON, else python3 on PATH).
+def find_cuobjdump():
+    for cand in (shutil.which("cuobjdump"), "/usr/local/cuda/bin/cuobjdump"):
+        if cand and os.access(cand, os.X_OK) and (
+                shutil.which("nvdisasm") or os.path.exists(os.path.join(os.path.dirname(cand), "nvdisasm"))):
+            return cand
+    py = shutil.which(os.environ.get("PYTHON", "python3"))
+    if not py:
+        return None
+    try:
+        out = subprocess.run([py, "-c", "import nvidia; print(chr(10).join(nvidia.__path__))"],
+                             capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for base in out.split():
+        for cand in sorted(glob.glob(os.path.join(base, "cu*", "bin", "cuobjdump"))):
+            if os.access(cand, os.X_OK) and os.path.exists(os.path.join(os.path.dirname(cand), "nvdisasm")):
+                return cand
+    return None
+
+
+cuobjdump = find_cuobjdump()
+if cuobjdump:
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", cuobjdump))
