@@ -23,8 +23,10 @@ What it does, per shape (the issue's six k-grouped shapes and the bug report's s
    ``$DGEMM_DEEPGEMM_PEER`` or ``build-peer/libdgemm_deepgemm_peer.so``; built by
    scripts/build_deepgemm_peer.sh from bench/peers/deepgemm_kgrouped.cu): DeepGEMM's own SM90
    k-grouped kernel on the same operands, in place on a copy of c, with the configuration its
-   heuristics give. Its result is compared with ours (calc_diff, and bit for bit over 9 calls),
-   then it is timed the same way. A failure there never changes the exit code.
+   heuristics give. It runs after every other measurement (the table without it is printed
+   first): per shape the same data again, one call of ours, then DeepGEMM, whose result is
+   compared with ours (calc_diff, and bit for bit over 9 calls) before it is timed the same
+   way. A failure there never changes the exit code.
 6. Peer: ``torch._scaled_grouped_mm`` (FP8 e4m3, 2d x 2d ragged-K, per-group row-wise FP32
    scales, bf16 out), default and fast accumulation, timed the same way. It quantizes
    differently (row-wise per group, not per 128 tokens), so only its speed is compared.
@@ -609,9 +611,7 @@ class Bench:
                                   f"({differing}/{1 + STABILITY_CALLS})")
             else:
                 log(f"   bitwise stable: {1 + STABILITY_CALLS} more calls equal the first")
-            if self.dg_peer is not None:
-                self.run_deepgemm(shape, row, a, b, ks_tensor, c, first)
-            elif not self.args.no_peers:
+            if self.dg_peer is None and not self.args.no_peers:
                 row.dg_note = "not built"
         except Exception as e:  # noqa: BLE001
             msg = f"{stage} failed: {short_exc(e)}"
@@ -625,10 +625,47 @@ class Bench:
         finally:
             del a, b, c, d, ks_tensor, first
 
+    def deepgemm_pass(self, shape: Shape, row: Row) -> None:
+        """DeepGEMM's column for one shape, after every other measurement (a kernel that is
+        not ours cannot cost us the rest of the run). The shape's data again (same seeds as
+        run_shape and run_ours), one call of ours for the comparison, then DeepGEMM."""
+        torch, dgemm = self.torch, self.dgemm
+        if dgemm is None or not self.cuda_alive():
+            row.dg_note = "skipped (needs dgemm and a live CUDA context)"
+            return
+        g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
+        log(f"== DeepGEMM on {shape.name()}")
+        x_a = x_b = a = b = c = d = ks_tensor = None
+        try:
+            torch.manual_seed(1000003 * g + 1009 * m + n)
+            x_a = torch.randn(shape.sum_k, m, dtype=torch.bfloat16, device="cuda")
+            x_b = torch.randn(shape.sum_k, n, dtype=torch.bfloat16, device="cuda")
+            a = dgemm.make_k_grouped_operand(x_a, ks)
+            b = dgemm.make_k_grouped_operand(x_b, ks)
+            del x_a, x_b
+            x_a = x_b = None
+            ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
+            c = torch.randn(g, m, n, dtype=torch.float32, device="cuda")
+            d = c.clone()
+            dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, d)
+            torch.cuda.synchronize()
+            self.run_deepgemm(shape, row, a, b, ks_tensor, c, d)
+        except Exception as e:  # noqa: BLE001
+            row.dg_note = f"n/a (setup: {short_exc(e, 160)})"
+            log(f"   DeepGEMM: {row.dg_note}")
+            self.after_failure()
+        finally:
+            del x_a, x_b, a, b, c, d, ks_tensor
+            try:
+                torch.cuda.empty_cache()
+            except Exception:  # noqa: BLE001
+                pass
+
     def run_deepgemm(self, shape: Shape, row: Row, a: Any, b: Any, ks_tensor: Any, c: Any,
                      ours: Any) -> None:
         """DeepGEMM's kernel on our operands, in place on a copy of c; compared with `ours`
-        (our first result, itself checked against the float64 reference), then timed."""
+        (our result for the same data, which run_ours checked against the float64
+        reference), then timed."""
         torch, dgemm = self.torch, self.dgemm
         g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
         d = first = None
@@ -913,6 +950,17 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001
         log(f"!! dense ceiling: unexpected error: {short_exc(e)}")
 
+    if bench.dg_peer is not None:
+        # Our table first, in case DeepGEMM's kernel hangs or breaks the CUDA context.
+        log()
+        log("before DeepGEMM's column:")
+        log(text_table([fmt_row(r) for r in rows]))
+        for r in rows:
+            try:
+                bench.deepgemm_pass(r.shape, r)
+            except Exception as e:  # noqa: BLE001
+                r.dg_note = f"error: {short_exc(e, 80)}"
+                log(f"!! DeepGEMM on {r.shape.name()}: unexpected error: {short_exc(e)}")
     log()
     log("clocks after the run: " + clocks_line())
     table_rows = [fmt_row(r) for r in rows]
