@@ -14,7 +14,8 @@
 # so does every BUNDLES_ROOT/opt-NAME (a bundle built with other options),
 # which bench/ab.py then also times against BUNDLES_ROOT/bundle. With the
 # DeepGEMM peer library carried (build-peer/libdgemm_deepgemm_peer.so),
-# bench.py times DeepGEMM's own kernel beside ours and ab.py interleaves the two.
+# bench.py times DeepGEMM's own kernel beside ours (and, with DGEMM_DEEPGEMM_AB=1,
+# ab.py interleaves the two).
 set -u
 root=${1:?bundles root}
 race=${2:-$root/unguarded}
@@ -66,9 +67,10 @@ if [ -f "$seed" ]; then
 fi
 # DeepGEMM's own kernel (build-peer/libdgemm_deepgemm_peer.so from
 # scripts/build_deepgemm_peer.sh, carried): bench.py above already has its column;
-# here it is timed call by call against the default bundle. Never fails the round.
+# with DGEMM_DEEPGEMM_AB=1 it is also timed call by call against the default
+# bundle (about a minute more). Never fails the round.
 peer=${DGEMM_DEEPGEMM_PEER:-build-peer/libdgemm_deepgemm_peer.so}
-if [ -f "$peer" ]; then
+if [ "${DGEMM_DEEPGEMM_AB:-0}" = 1 ] && [ -f "$peer" ]; then
   PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so timeout 300 \
     python3 bench/ab.py "$root/bundle" "deepgemm=$peer" --shapes seed,large --rounds 20 \
     > "$OUT/deepgemm-ab.log" 2>&1
