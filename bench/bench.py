@@ -19,14 +19,15 @@ What it does, per shape (the issue's six k-grouped shapes and the bug report's s
 4. After timing, d and the results of 8 more calls must equal the first result bit for bit (the
    kernel has no split-K, so it is deterministic; a difference means a race such as the one the
    bug report was about).
-5. DeepGEMM, when its peer library is there (``--deepgemm-peer``, default
-   ``$DGEMM_DEEPGEMM_PEER`` or ``build-peer/libdgemm_deepgemm_peer.so``; built by
-   scripts/build_deepgemm_peer.sh from bench/peers/deepgemm_kgrouped.cu): DeepGEMM's own SM90
-   k-grouped kernel on the same operands, in place on a copy of c, with the configuration its
-   heuristics give. It runs after every other measurement (the table without it is printed
-   first): per shape the same data again, one call of ours, then DeepGEMM, whose result is
-   compared with ours (calc_diff, and bit for bit over 9 calls) before it is timed the same
-   way. A failure there never changes the exit code.
+5. DeepGEMM, when its peer library is given (``--deepgemm-peer LIB``, default
+   ``$DGEMM_DEEPGEMM_PEER``; built by scripts/build_deepgemm_peer.sh from
+   bench/peers/deepgemm_kgrouped.cu) and c is d: DeepGEMM's own SM90 k-grouped kernel on the
+   same operands, in place on a copy of c, with the configuration its heuristics give. It runs
+   after everything else, once our table, status and markdown are out: per shape the same data
+   again and one call of ours; DeepGEMM's result is compared with that (calc_diff, and whether
+   it is bitwise equal), 9 more calls of DeepGEMM with its own first result (bit for bit), and
+   then it is timed the same way; the table is printed again. An error there never changes the
+   exit code; a hang leaves the step's timeout to end the process, after our results are out.
 6. Peer: ``torch._scaled_grouped_mm`` (FP8 e4m3, 2d x 2d ragged-K, per-group row-wise FP32
    scales, bf16 out), default and fast accumulation, timed the same way. It quantizes
    differently (row-wise per group, not per 128 tokens), so only its speed is compared.
@@ -401,6 +402,7 @@ class Bench:
         self.timer: Optional[Timer] = None
         self.oracle: Optional[ConfigOracle] = None
         self.dg_peer: Optional[DeepGemmPeer] = None
+        self.dg_missing = ""
         self.cuda_dead = ""
         self.wrong: List[str] = []
         self.ours_failed: List[str] = []
@@ -473,15 +475,20 @@ class Bench:
         except Exception as e:  # noqa: BLE001
             self.dgemm_error = short_exc(e)
             log(f"!! dgemm unavailable, only the peers will run: {self.dgemm_error}")
-        if self.args.deepgemm_peer and not self.args.no_peers:
+        self.dg_missing = "not given (--deepgemm-peer)"
+        if self.args.no_peers:
+            self.dg_missing = "skipped (--no-peers)"
+        elif self.args.separate_c and self.args.deepgemm_peer:
+            self.dg_missing = "in place only (drop --separate-c)"
+        elif self.args.deepgemm_peer:
             try:
                 self.dg_peer = DeepGemmPeer(self.args.deepgemm_peer)
                 self.note(f"DeepGEMM peer: {self.args.deepgemm_peer} (DeepGEMM's SM90 k-grouped "
                           f"1D1D kernel, configured by its heuristics)")
             except Exception as e:  # noqa: BLE001
-                self.note(f"DeepGEMM peer unavailable ({self.args.deepgemm_peer}): {short_exc(e)}")
-        elif not self.args.no_peers:
-            self.note("DeepGEMM peer: not built (scripts/build_deepgemm_peer.sh), column n/a")
+                self.dg_missing = f"library did not load: {short_exc(e, 80)}"
+        if self.dg_peer is None:
+            self.note(f"DeepGEMM peer: {self.dg_missing}")
         try:
             self.timer = Timer(torch, self.args.runs, self.args.warmup,
                                self.args.flush_mb << 20)
@@ -611,8 +618,8 @@ class Bench:
                                   f"({differing}/{1 + STABILITY_CALLS})")
             else:
                 log(f"   bitwise stable: {1 + STABILITY_CALLS} more calls equal the first")
-            if self.dg_peer is None and not self.args.no_peers:
-                row.dg_note = "not built"
+            if self.dg_peer is None:
+                row.dg_note = self.dg_missing
         except Exception as e:  # noqa: BLE001
             msg = f"{stage} failed: {short_exc(e)}"
             log(f"!! ours: {msg}")
@@ -893,6 +900,43 @@ LEGEND = (
     "floor/ours: fraction of the floor reached.")
 
 
+def report(args: argparse.Namespace, bench: "Bench", rows: List[Row]) -> None:
+    """The table, the dense ceiling, the legend and the status; the markdown file if asked."""
+    log()
+    log("clocks after the run: " + clocks_line())
+    table_rows = [fmt_row(r) for r in rows]
+    dense_lines = [f"{label}: " + (f"{tf:.0f} TFLOPS ({note})" if tf else note)
+                   for label, tf, note in bench.dense]
+    log()
+    log(text_table(table_rows))
+    log()
+    log(f"dense ceiling (8192^3 FP8, measured now): {'; '.join(dense_lines) or 'n/a'}; "
+        f"issue's figure {DENSE_CEILING_TFLOPS:.0f} TFLOPS")
+    log(LEGEND)
+    status = "OK"
+    if bench.wrong:
+        status = "WRONG RESULTS: " + "; ".join(bench.wrong)
+    elif bench.ours_failed:
+        status = "our GEMM did not run on: " + ", ".join(bench.ours_failed)
+    log(f"status: {status}")
+
+    if args.md:
+        try:
+            md = ["# dgemm k-grouped FP8 wgrad benchmark" + (" (--quick)" if args.quick else ""),
+                  "", time.strftime("%Y-%m-%d %H:%M:%S %Z"), ""]
+            md += [f"- {h}" for h in bench.header]
+            md += ["", md_table(table_rows), ""]
+            md += [f"- {r.shape.name()}: ks = {r.shape.ks} ({r.shape.seed_note})" for r in rows]
+            md += ["",
+                   f"Dense ceiling (8192^3 FP8, measured in the same run): "
+                   f"{'; '.join(dense_lines) or 'n/a'}; issue's figure "
+                   f"{DENSE_CEILING_TFLOPS:.0f} TFLOPS.", "", LEGEND, "", f"Status: {status}", ""]
+            Path(args.md).write_text("\n".join(md))
+            log(f"markdown written to {args.md}")
+        except Exception as e:  # noqa: BLE001
+            log(f"!! could not write {args.md}: {short_exc(e)}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -910,10 +954,10 @@ def main() -> int:
                              "also idles the tensor cores for ~2.5 ms between runs, so the card "
                              "draws less power and holds higher clocks than with back-to-back "
                              "runs")
-    parser.add_argument("--deepgemm-peer", default=default_deepgemm_peer(),
-                        help="DeepGEMM peer library (scripts/build_deepgemm_peer.sh); default "
-                             "$DGEMM_DEEPGEMM_PEER, else build-peer/libdgemm_deepgemm_peer.so "
-                             "if it exists")
+    parser.add_argument("--deepgemm-peer", default=os.environ.get("DGEMM_DEEPGEMM_PEER"),
+                        help="time DeepGEMM's own kernel too, from this peer library "
+                             "(scripts/build_deepgemm_peer.sh; default $DGEMM_DEEPGEMM_PEER); "
+                             "in place only")
     parser.add_argument("--md", default=os.environ.get("BENCH_MD"),
                         help="also write the table as markdown here (default $BENCH_MD)")
     args = parser.parse_args()
@@ -950,50 +994,19 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001
         log(f"!! dense ceiling: unexpected error: {short_exc(e)}")
 
+    report(args, bench, rows)
     if bench.dg_peer is not None:
-        # Our table first, in case DeepGEMM's kernel hangs or breaks the CUDA context.
+        # DeepGEMM's column last, after our table, status and markdown are out: a hang (the
+        # step's timeout then ends the process) or a broken context costs only this column.
         log()
-        log("before DeepGEMM's column:")
-        log(text_table([fmt_row(r) for r in rows]))
+        log("== DeepGEMM's column (the table is printed again afterwards)")
         for r in rows:
             try:
                 bench.deepgemm_pass(r.shape, r)
             except Exception as e:  # noqa: BLE001
                 r.dg_note = f"error: {short_exc(e, 80)}"
                 log(f"!! DeepGEMM on {r.shape.name()}: unexpected error: {short_exc(e)}")
-    log()
-    log("clocks after the run: " + clocks_line())
-    table_rows = [fmt_row(r) for r in rows]
-    dense_lines = [f"{label}: " + (f"{tf:.0f} TFLOPS ({note})" if tf else note)
-                   for label, tf, note in bench.dense]
-    log()
-    log(text_table(table_rows))
-    log()
-    log(f"dense ceiling (8192^3 FP8, measured now): {'; '.join(dense_lines) or 'n/a'}; "
-        f"issue's figure {DENSE_CEILING_TFLOPS:.0f} TFLOPS")
-    log(LEGEND)
-    status = "OK"
-    if bench.wrong:
-        status = "WRONG RESULTS: " + "; ".join(bench.wrong)
-    elif bench.ours_failed:
-        status = "our GEMM did not run on: " + ", ".join(bench.ours_failed)
-    log(f"status: {status}")
-
-    if args.md:
-        try:
-            md = ["# dgemm k-grouped FP8 wgrad benchmark" + (" (--quick)" if args.quick else ""),
-                  "", time.strftime("%Y-%m-%d %H:%M:%S %Z"), ""]
-            md += [f"- {h}" for h in bench.header]
-            md += ["", md_table(table_rows), ""]
-            md += [f"- {r.shape.name()}: ks = {r.shape.ks} ({r.shape.seed_note})" for r in rows]
-            md += ["",
-                   f"Dense ceiling (8192^3 FP8, measured in the same run): "
-                   f"{'; '.join(dense_lines) or 'n/a'}; issue's figure "
-                   f"{DENSE_CEILING_TFLOPS:.0f} TFLOPS.", "", LEGEND, "", f"Status: {status}", ""]
-            Path(args.md).write_text("\n".join(md))
-            log(f"markdown written to {args.md}")
-        except Exception as e:  # noqa: BLE001
-            log(f"!! could not write {args.md}: {short_exc(e)}")
+        report(args, bench, rows)
 
     if bench.wrong:
         return 1

@@ -16,7 +16,7 @@ out=${1:-build-peer}
 wheel_version=0.3.21
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 mkdir -p "$out/wheel"
-if [ ! -f "$out/include/deep_gemm/impls/sm90_fp8_gemm_1d1d.cuh" ]; then
+if [ "$(cat "$out/include/.sgl-kernel-version" 2>/dev/null)" != "$wheel_version" ]; then
   if ! ls "$out"/wheel/sgl_kernel-"$wheel_version"-*.whl >/dev/null 2>&1; then
     python3 -m pip download --no-deps --quiet "sgl-kernel==$wheel_version" -d "$out/wheel"
   fi
@@ -24,6 +24,7 @@ if [ ! -f "$out/include/deep_gemm/impls/sm90_fp8_gemm_1d1d.cuh" ]; then
   unzip -q "$out"/wheel/sgl_kernel-"$wheel_version"-*.whl 'deep_gemm/include/*' -d "$out/unpack"
   mv "$out/unpack/deep_gemm/include" "$out/include"
   rm -rf "$out/unpack"
+  echo "$wheel_version" > "$out/include/.sgl-kernel-version"
 fi
 # The flags of DeepGEMM's own run-time compilation (C++20, ptxas register-usage level 10).
 "$nvcc" -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
