@@ -501,6 +501,13 @@ class Bench:
                      "may be included)"))
         return True
 
+    def timed(self, label: str, shape: Shape, fn: Callable[[], Any]) -> float:
+        """The median time of `fn` in us, logged with its range and TFLOPS."""
+        med, lo, hi = self.timer.time_us(fn)
+        log(f"   {label}: median {med:.1f} us (min {lo:.1f}, max {hi:.1f}), "
+            f"{shape.flop / med / 1e6:.0f} TFLOPS")
+        return med
+
     # -- one shape
 
     def run_shape(self, shape: Shape) -> Row:
@@ -594,10 +601,7 @@ class Bench:
             first = d.clone()
 
             stage = "timing"
-            med, lo, hi = self.timer.time_us(call)
-            row.ours_us = med
-            log(f"   ours: median {med:.1f} us (min {lo:.1f}, max {hi:.1f}), "
-                f"{shape.flop / med / 1e6:.0f} TFLOPS")
+            row.ours_us = self.timed("ours", shape, call)
 
             stage = "stability check"
             # 1 + STABILITY_CALLS more calls from the same starting d, each compared bit for
@@ -712,10 +716,7 @@ class Bench:
                 notes.append(f"unstable {differing}/{1 + STABILITY_CALLS}")
             row.dg_note = ", ".join(notes)
             stage = "timing"
-            med, lo, hi = self.timer.time_us(call)
-            row.dg_us = med
-            log(f"   DeepGEMM: median {med:.1f} us (min {lo:.1f}, max {hi:.1f}), "
-                f"{shape.flop / med / 1e6:.0f} TFLOPS")
+            row.dg_us = self.timed("DeepGEMM", shape, call)
         except Exception as e:  # noqa: BLE001
             row.dg_note = f"n/a ({stage}: {short_exc(e, 160)})"
             log(f"   DeepGEMM: {row.dg_note}")
@@ -768,13 +769,11 @@ class Bench:
                 log(f"   peer _scaled_grouped_mm runs, but its check failed: {short_exc(e)}")
             out = None
             stage = "timing"
-            med, lo, hi = self.timer.time_us(
+            row.peer_us = self.timed(
+                "peer", shape,
                 lambda: fn_peer(a_p, b_p.t(), sa, sb, offs=offs, out_dtype=torch.bfloat16))
-            row.peer_us = med
             if not sane:
                 row.peer_note = "result unchecked or wrong"
-            log(f"   peer: median {med:.1f} us (min {lo:.1f}, max {hi:.1f}), "
-                f"{shape.flop / med / 1e6:.0f} TFLOPS")
         except Exception as e:  # noqa: BLE001
             row.peer_note = row.peer_fast_note = f"n/a ({stage}: {short_exc(e, 160)})"
             log(f"   peer _scaled_grouped_mm: {row.peer_note}")
@@ -782,12 +781,10 @@ class Bench:
             del a_p, b_p, sa, sb, offs, out
             return
         try:
-            med, lo, hi = self.timer.time_us(
+            row.peer_fast_us = self.timed(
+                "peer (use_fast_accum=True)", shape,
                 lambda: fn_peer(a_p, b_p.t(), sa, sb, offs=offs, out_dtype=torch.bfloat16,
                                 use_fast_accum=True))
-            row.peer_fast_us = med
-            log(f"   peer (use_fast_accum=True): median {med:.1f} us (min {lo:.1f}, "
-                f"max {hi:.1f}), {shape.flop / med / 1e6:.0f} TFLOPS")
         except Exception as e:  # noqa: BLE001
             row.peer_fast_note = f"n/a ({short_exc(e, 160)})"
             log(f"   peer fast accum: {row.peer_fast_note}")

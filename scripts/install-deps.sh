@@ -35,9 +35,7 @@ if ((want_python)); then
   done
   # cuobjdump and nvdisasm (for the SASS tests, scripts/sass_report.py): the CUDA toolkit's
   # when it has them, else NVIDIA's wheels, which run without a GPU.
-  if ! { command -v cuobjdump && command -v nvdisasm; } >/dev/null 2>&1 &&
-     ! [[ -x /usr/local/cuda/bin/cuobjdump && -x /usr/local/cuda/bin/nvdisasm ]] &&
-     ! "$py" -c "import nvidia, pathlib, sys; sys.exit(not any(list(pathlib.Path(p).glob('cu*/bin/nvdisasm')) and list(pathlib.Path(p).glob('cu*/bin/cuobjdump')) for p in nvidia.__path__))" >/dev/null 2>&1; then
+  if ! "$py" "$(dirname "$0")/sass_report.py" --find-cuobjdump >/dev/null 2>&1; then
     need+=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)
   fi
   if ((${#need[@]})); then

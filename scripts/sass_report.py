@@ -72,22 +72,28 @@ def find_tool(name: str, given: Optional[str]) -> Optional[str]:
     return None
 
 
+def has_nvdisasm(cuobjdump: str) -> bool:
+    """cuobjdump runs nvdisasm, from PATH or beside it."""
+    return bool(shutil.which("nvdisasm")) or Path(cuobjdump).with_name("nvdisasm").exists()
+
+
 def find_cuobjdump(given: Optional[str]) -> Optional[str]:
-    found = find_tool("cuobjdump", given)
-    if found:
+    """`given`, else a cuobjdump with nvdisasm usable: on PATH, in /usr/local/cuda/bin, or
+    from the nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels (site-packages/nvidia/
+    cu*/bin). The one lookup for this script, test/lit.cfg.py and scripts/install-deps.sh."""
+    if given:
+        return given
+    found = find_tool("cuobjdump", None)
+    if found and has_nvdisasm(found):
         return found
-    try:   # the nvidia-cuda-cuobjdump wheel: site-packages/nvidia/cu*/bin/cuobjdump
+    try:
         import nvidia  # type: ignore
-        for base in getattr(nvidia, "__path__", []):
-            for cand in sorted(Path(base).glob("cu*/bin/cuobjdump")):
-                if not os.access(cand, os.X_OK):
-                    try:
-                        cand.chmod(cand.stat().st_mode | 0o111)
-                    except OSError:
-                        continue
-                return str(cand)
     except ImportError:
-        pass
+        return None
+    for base in getattr(nvidia, "__path__", []):
+        for cand in sorted(Path(base).glob("cu*/bin/cuobjdump")):
+            if os.access(cand, os.X_OK) and has_nvdisasm(str(cand)):
+                return str(cand)
     return None
 
 
@@ -191,7 +197,9 @@ def sass_of(path: Path, ptxas: Optional[str], cuobjdump: str, tmp: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="+")
+    parser.add_argument("paths", nargs="*")
+    parser.add_argument("--find-cuobjdump", action="store_true",
+                        help="print the cuobjdump this script would use and exit (1 if none)")
     parser.add_argument("--ptxas")
     parser.add_argument("--cuobjdump")
     parser.add_argument("--check", action="store_true",
@@ -199,8 +207,15 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="one line per kernel")
     args = parser.parse_args()
     cuobjdump = find_cuobjdump(args.cuobjdump)
+    if args.find_cuobjdump:
+        if cuobjdump:
+            print(cuobjdump)
+        return 0 if cuobjdump else 1
+    if not args.paths:
+        parser.error("give PTX files, bundle directories or objects")
     if not cuobjdump:
-        print("no cuobjdump: put it on PATH or `pip install nvidia-cuda-cuobjdump`",
+        print("no cuobjdump with nvdisasm: put them on PATH or `pip install "
+              "nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`",
               file=sys.stderr)
         return 2
     ptxas = find_tool("ptxas", args.ptxas)

@@ -1,5 +1,4 @@
 # -*- Python -*-
-import glob
 import os
 import shutil
 import subprocess
@@ -35,27 +34,18 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%ptxas", config.ptxas))
 
 
-# cuobjdump (with nvdisasm beside it) disassembles the assembled kernels for the SASS tests:
-# the CUDA toolkit's, or the one scripts/install-deps.sh installs from NVIDIA's PyPI wheel
-# into the Python it installs packages for ($PYTHON, else python3 on PATH).
+# cuobjdump (with nvdisasm) disassembles the assembled kernels for the SASS tests. The lookup
+# is scripts/sass_report.py's, run by the Python that scripts/install-deps.sh installs packages
+# for ($PYTHON, else python3 on PATH), which may hold NVIDIA's cuobjdump and nvdisasm wheels.
 def find_cuobjdump():
-    for cand in (shutil.which("cuobjdump"), "/usr/local/cuda/bin/cuobjdump"):
-        if cand and os.access(cand, os.X_OK) and (
-                shutil.which("nvdisasm") or os.path.exists(os.path.join(os.path.dirname(cand), "nvdisasm"))):
-            return cand
-    py = shutil.which(os.environ.get("PYTHON", "python3"))
-    if not py:
-        return None
+    py = shutil.which(os.environ.get("PYTHON", "python3")) or sys.executable
+    script = os.path.join(config.dgemm_src_root, "scripts", "sass_report.py")
     try:
-        out = subprocess.run([py, "-c", "import nvidia; print(chr(10).join(nvidia.__path__))"],
-                             capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run([py, script, "--find-cuobjdump"], capture_output=True, text=True,
+                             timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
-    for base in out.split():
-        for cand in sorted(glob.glob(os.path.join(base, "cu*", "bin", "cuobjdump"))):
-            if os.access(cand, os.X_OK) and os.path.exists(os.path.join(os.path.dirname(cand), "nvdisasm")):
-                return cand
-    return None
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 
 
 cuobjdump = find_cuobjdump()
