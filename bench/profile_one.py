@@ -8,8 +8,8 @@ K is the per-group token count (all groups equal). With DGEMM_PROFILE_IN_PLACE=1
 accumulate into c (d is c), as bench.py's do; otherwise d is a separate tensor. With
 DGEMM_PROFILE_DEEPGEMM=LIBRARY the calls run DeepGEMM's own kernel instead, through bench.py's
 peer library (scripts/build_deepgemm_peer.sh; in place only, and only for the groups, M and N
-the library was built for); its kernel is named sm90_fp8_gemm_1d1d_impl, so profile it with
--k regex:sm90_fp8."""
+the library was built for); its kernel is named sm90_fp8_gemm_1d1d_impl (-k regex:sm90_fp8,
+which scripts/device_profile.sh uses then)."""
 import os
 import sys
 

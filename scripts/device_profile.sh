@@ -4,10 +4,12 @@
 #   scripts/device_profile.sh BUNDLE_DIR G:M:N:K [NAME]
 # Writes to $OUT: NAME.ncu-rep, NAME-details.txt (every section) and
 # NAME-sass.csv (per-instruction warp-stall samples, for offline analysis).
-# DGEMM_PROFILE_KERNEL (default dgemm) is the kernel-name regex; with
-# DGEMM_PROFILE_DEEPGEMM=LIBRARY and DGEMM_PROFILE_KERNEL=sm90_fp8 it profiles
-# DeepGEMM's own kernel (bench/profile_one.py). DGEMM_PROFILE_IN_PLACE=1 is passed on.
+# With DGEMM_PROFILE_DEEPGEMM=LIBRARY it profiles DeepGEMM's own kernel
+# (bench/profile_one.py) instead; DGEMM_PROFILE_KERNEL overrides the kernel-name
+# regex (default: dgemm, or sm90_fp8 for DeepGEMM). DGEMM_PROFILE_IN_PLACE=1 is
+# passed on.
 set -u
+kernel=${DGEMM_PROFILE_KERNEL:-$([ -n "${DGEMM_PROFILE_DEEPGEMM:-}" ] && echo sm90_fp8 || echo dgemm)}
 bundle=${1:?bundle dir}; shape=${2:?G:M:N:K}; name=${3:-profile}
 OUT=${OUT:-/tmp/dgemm-profile}; mkdir -p "$OUT"
 BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
@@ -17,7 +19,7 @@ CC=/usr/bin/gcc CXX=/usr/bin/g++ cmake -G Ninja -S runtime -B "$BUILD" \
   { tail -20 "$OUT/build.log"; exit 1; }
 PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
   DGEMM_KERNEL_DIR="$bundle" timeout 400 ncu --clock-control none --set full \
-  --import-source no -k regex:${DGEMM_PROFILE_KERNEL:-dgemm} --launch-skip 2 --launch-count 1 \
+  --import-source no -k regex:$kernel --launch-skip 2 --launch-count 1 \
   -f -o "$OUT/$name" python3 bench/profile_one.py "$shape" 4 >"$OUT/$name-ncu.log" 2>&1 ||
   { tail -20 "$OUT/$name-ncu.log"; exit 1; }
 ncu -i "$OUT/$name.ncu-rep" --page details > "$OUT/$name-details.txt"
