@@ -25,7 +25,6 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.alternateWarpgroups = options.alternateWarpgroups;
   lower.passAfterIssue = options.passTurnAfterIssue;
   lower.prefetchNextC = options.prefetchNextC;
-  lower.rasterBandM = options.rasterBandM;
   lower.blocksPerTurn = options.blocksPerTurn;
   lower.overlapPromotion = options.overlapPromotion;
   lower.deferEpilogue = options.deferEpilogue;

@@ -134,6 +134,8 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
   CUdeviceptr ks = reinterpret_cast<CUdeviceptr>(args.ksDevice);
   uint32_t m = uint32_t(args.m), n = uint32_t(args.n),
            groups = uint32_t(args.numGroups);
+  uint32_t band =
+      chooseRasterBand(args.m, args.n, int(args.numGroups), args.ksHost);
   void *params[] = {&maps[kMapA],
                     &maps[kMapB],
                     &maps[kMapSfa],
@@ -147,7 +149,8 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
                     &workspace,
                     &m,
                     &n,
-                    &groups};
+                    &groups,
+                    &band};
 
   const KernelMeta &meta = kernel->meta;
   CUlaunchAttribute cluster = {};

@@ -323,6 +323,15 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
   return config;
 }
 
+uint32_t dgemm::runtime::chooseRasterBand(int64_t m, int64_t n, int numGroups,
+                                          const int32_t *ksHost) {
+  if (std::optional<long> band = envInteger("DGEMM_RASTER_BAND");
+      band && *band >= 0 && *band <= 65536)
+    return uint32_t(*band);
+  return uint32_t(
+      heuristics::selectRasterBand(makeProblem(m, n, numGroups, ksHost)));
+}
+
 uint64_t
 dgemm::runtime::kGroupedWorkspaceBytesFor(int64_t m, int64_t n, int numGroups,
                                           const int32_t *ksHost,

@@ -79,7 +79,7 @@ TEST(CApiTest, SetKernelDir) {
 }
 
 TEST(CApiTest, VersionNamesTheAbi) {
-  EXPECT_THAT(dgemm_runtime_version(), HasSubstr("kernel ABI 2"));
+  EXPECT_THAT(dgemm_runtime_version(), HasSubstr("kernel ABI 3"));
 }
 
 } // namespace

@@ -22,7 +22,7 @@ const char *kEntry = "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2";
 std::string goodMeta() {
   return "entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2   # PTX entry name\n"
          "kind=k_grouped_contiguous\n"
-         "abi=2                      # version of the parameter table\n"
+         "abi=3                      # version of the parameter table\n"
          "block_m=128\n"
          "block_n=128\n"
          "block_k=128\n"
@@ -80,7 +80,7 @@ TEST(KernelMetaTest, ParsesTheAbiExample) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(meta.entry, kEntry);
   EXPECT_EQ(meta.kind, "k_grouped_contiguous");
-  EXPECT_EQ(meta.abi, 2);
+  EXPECT_EQ(meta.abi, 3);
   EXPECT_EQ(meta.blockM, 128);
   EXPECT_EQ(meta.blockN, 128);
   EXPECT_EQ(meta.blockK, 128);
@@ -150,7 +150,7 @@ TEST(KernelMetaTest, RejectsWrongBlockK) {
 }
 
 TEST(KernelMetaTest, RejectsOtherAbi) {
-  expectBad(withLine("abi", "abi=1"), "'abi'", "must be 2");
+  expectBad(withLine("abi", "abi=2"), "'abi'", "must be 3");
 }
 
 TEST(KernelMetaTest, RejectsOtherKind) {

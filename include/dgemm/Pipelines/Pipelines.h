@@ -49,9 +49,6 @@ struct DGemmPipelineOptions
   Option<bool> prefetchNextC{
       *this, "prefetch-next-c",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
-  Option<int64_t> rasterBandM{
-      *this, "raster-band-m",
-      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(0)};
   Option<int64_t> blocksPerTurn{
       *this, "blocks-per-turn",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(2)};

@@ -1219,14 +1219,19 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   auto v2 = VectorType::get({2}, f32);
   Value groupRows = b.create<arith::MulIOp>(loc, ext(b, op.getGroup()), ext(b, m));
 
-  // Element offset of (row0 + 8i, col0 + 8j) in c/d.
+  // Element offset of (row0 + 8i, col0 + 8j) in c/d. The column is added in
+  // 64 bits, so that LLVM folds 8j into the address whatever it knows of
+  // the n-block (a 32-bit sum it cannot prove free of wrapping costs a
+  // 64-bit address per chunk, and spills in the wide tiles).
   auto offsetOf = [&](OpBuilder &bb, int i, int64_t j) {
     Value row = bb.create<arith::AddIOp>(loc, row0, i32(bb, loc, 8 * i));
     Value rowOff = bb.create<arith::MulIOp>(
         loc, bb.create<arith::AddIOp>(loc, groupRows, ext(bb, row)),
         ext(bb, nDim));
-    Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, f.colOf(j)));
-    return bb.create<arith::AddIOp>(loc, rowOff, ext(bb, col)).getResult();
+    Value col = bb.create<arith::AddIOp>(
+        loc, ext(bb, col0),
+        bb.create<arith::ConstantIntOp>(loc, bb.getI64Type(), f.colOf(j)));
+    return bb.create<arith::AddIOp>(loc, rowOff, col).getResult();
   };
   SumPairs sums(op.getSums());
   auto mine = [&](OpBuilder &bb, int i, int64_t j) {

@@ -398,7 +398,7 @@ TEST(KernelConfig, ToMeta) {
   EXPECT_EQ(validConfig().toMeta(),
             "entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2\n"
             "kind=k_grouped_contiguous\n"
-            "abi=2\n"
+            "abi=3\n"
             "block_m=128\n"
             "block_n=128\n"
             "block_k=128\n"

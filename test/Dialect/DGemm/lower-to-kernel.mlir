@@ -3,25 +3,31 @@
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel | FileCheck %s --check-prefix=MC
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=2 alternate-warpgroups=false blocks-per-turn=1" --canonicalize | FileCheck %s --check-prefix=SLICES --implicit-check-not=dgemm.turn
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=scales-before-mma=false alternate-warpgroups=false blocks-per-turn=1" --canonicalize | FileCheck %s --check-prefix=OLD --implicit-check-not=dgemm.turn
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=raster-band-m=8 prefetch-next-c" --canonicalize | FileCheck %s --check-prefix=BAND
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=prefetch-next-c" --canonicalize | FileCheck %s --check-prefix=BAND
 
-// raster-band-m=8: inside a group, unit r lies in band r / (8 * nBlocks);
-// the band's height is min(8, mBlocks - start) and the m-block varies
-// fastest inside it. prefetch-next-c: at the start of each tile the math
-// role prefetches the c tile of its next tile (t + gridDim.x), decomposed the
-// same way, if there is one.
+// The raster band is the kernel's last argument (%arg14, in m-blocks): per
+// tile it is read through an opaque mov (so nothing derived from it is
+// hoisted out of the tile loop) and clamped to [1, mBlocks]; unit r of a
+// group lies in band r / (band * nBlocks), the band's height is
+// min(band, mBlocks - start) and the m-block varies fastest inside it.
+// prefetch-next-c: at the start of each tile the math role prefetches the c
+// tile of its next tile (t + gridDim.x), decomposed the same way, if there
+// is one.
 // BAND: %[[MB:.+]] = arith.divui %{{.+}}, %c128_i32 : i32
 // BAND: %[[PER:.+]] = arith.muli %[[MB]], %[[NB:.+]] : i32
 // BAND: %[[TOT:.+]] = arith.muli %[[PER]], %arg13 : i32
 // BAND: scf.for %[[T:.+]] = %{{.+}} to %[[TOT]]
 // BAND-NEXT: %[[G:.+]] = arith.divui %[[T]], %[[PER]] : i32
 // BAND-NEXT: %[[R:.+]] = arith.remui %[[T]], %[[PER]] : i32
-// BAND-NEXT: %[[BU:.+]] = arith.muli %[[NB]], %c8_i32 : i32
+// BAND-NEXT: %[[ARG:.+]] = llvm.inline_asm has_side_effects "mov.b32 $0, $1;", "=r,r" %arg14
+// BAND-NEXT: %[[LO:.+]] = arith.maxui %[[ARG]], %c1_i32 : i32
+// BAND-NEXT: %[[BAND:.+]] = arith.minui %[[LO]], %[[MB]] : i32
+// BAND-NEXT: %[[BU:.+]] = arith.muli %[[BAND]], %[[NB]] : i32
 // BAND-NEXT: %[[BI:.+]] = arith.divui %[[R]], %[[BU]] : i32
-// BAND-NEXT: %[[START:.+]] = arith.muli %[[BI]], %c8_i32 : i32
+// BAND-NEXT: %[[START:.+]] = arith.muli %[[BI]], %[[BAND]] : i32
 // BAND-NEXT: %[[IN:.+]] = arith.remui %[[R]], %[[BU]] : i32
 // BAND-NEXT: %[[LEFT:.+]] = arith.subi %[[MB]], %[[START]] : i32
-// BAND-NEXT: %[[ROWS:.+]] = arith.minui %[[LEFT]], %c8_i32 : i32
+// BAND-NEXT: %[[ROWS:.+]] = arith.minui %[[BAND]], %[[LEFT]] : i32
 // BAND-NEXT: %[[MOFF:.+]] = arith.remui %[[IN]], %[[ROWS]] : i32
 // BAND-NEXT: arith.addi %[[START]], %[[MOFF]] : i32
 // BAND-NEXT: arith.divui %[[IN]], %[[ROWS]] : i32

@@ -2,7 +2,6 @@
 // RUN: sed 's/block_n = 128/block_n = 192/; s/stages = 4/stages = 3/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=WIDE
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel=defer-epilogue --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=NODEFER
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=NODEFER
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel=raster-band-m=4 --dgemm-place-sync --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync | dgemm-opt --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --mlir-print-op-generic | dgemm-opt --dgemm-verify-sync -o /dev/null
 // RUN: sed 's/, park = 1//' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync | FileCheck %s --check-prefix=OFF

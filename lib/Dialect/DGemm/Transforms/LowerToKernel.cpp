@@ -49,6 +49,20 @@ struct Emitter {
   Value ext64(Value x) {
     return b.create<arith::ExtUIOp>(loc, b.getI64Type(), x);
   }
+  /// `x` through an empty asm with side effects: the same value, but one
+  /// that LLVM cannot hoist out of the loop it is read in, so that what is
+  /// computed from it is computed there and holds no register across the
+  /// loop (ptxas reads a kernel parameter from the constant bank at each
+  /// use).
+  Value opaque(Value x) {
+    return b
+        .create<LLVM::InlineAsmOp>(loc, b.getI32Type(), ValueRange{x},
+                                   "mov.b32 $0, $1;", "=r,r",
+                                   /*has_side_effects=*/true, false,
+                                   LLVM::TailCallKind::None,
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
   /// ks[g] from the kernel's int32 device array.
   Value loadK(Value ks, Value g) {
     auto gep = b.create<LLVM::GEPOp>(loc, ks.getType(), b.getI32Type(), ks,
@@ -67,23 +81,23 @@ struct Emitter {
 /// pair's second m-block lies past M: its CTA loads zeros (TMA fills out of
 /// bounds) and stores nothing, but keeps the cluster's pipeline in step.
 ///
-/// With a raster band of B units (B > 0), each group's units are walked in
-/// bands of B m-units: band by band, and inside a band n-block by n-block
-/// with the m-unit varying fastest (the last band may be narrower). The CTAs
-/// running at one time then share fewer rows of A and B than in row order,
-/// which for wide N sweeps all of B once per row of units. On the H200 this
-/// measured no faster than row order (bench/NOTES.md), hence the default 0.
+/// Each group's units are walked in bands of B m-units, B being the launch's
+/// raster band (in m-blocks; docs/KernelABI.md) divided by cluster_m, at
+/// least 1 and at most the group's m-unit count: band by band, and inside a
+/// band n-block by n-block with the m-unit varying fastest (the last band
+/// may be narrower). B = 1 is row order (n-block fastest). With B > 1 the
+/// CTAs running at one time share more rows of B than in row order, where
+/// for wide N every row of units sweeps all of the group's B; the runtime
+/// chooses the band per call (docs/Heuristics.md).
 struct TileSchedule {
   Value first, step, total, tilesPerGroup, nBlocks, mUnits;
   Value rank; ///< this CTA's rank in its cluster; null without clusters
   int64_t clusterM = 1;
-  int64_t band = 0; ///< raster band in m-units; 0: row order
+  Value bandArg; ///< the launch's raster band, in m-blocks
 
-  static TileSchedule build(Emitter &e, KernelOp kernel, ConfigAttr config,
-                            int64_t bandM) {
+  static TileSchedule build(Emitter &e, KernelOp kernel, ConfigAttr config) {
     TileSchedule s;
     s.clusterM = config.getClusterM();
-    s.band = bandM <= 0 ? 0 : std::max<int64_t>(1, bandM / s.clusterM);
     Value cta = e.b.create<NVVM::BlockIdXOp>(e.loc, e.b.getI32Type());
     Value grid = e.b.create<NVVM::GridDimXOp>(e.loc, e.b.getI32Type());
     s.first = s.clusterM == 1 ? cta : e.div(cta, e.i32(s.clusterM));
@@ -95,6 +109,7 @@ struct TileSchedule {
     s.nBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimN), config.getBlockN());
     s.tilesPerGroup = e.mul(s.mUnits, s.nBlocks);
     s.total = e.mul(s.tilesPerGroup, kernel.getArg(KernelOp::NumGroups));
+    s.bandArg = kernel.getArg(KernelOp::RasterBand);
     return s;
   }
 
@@ -102,19 +117,21 @@ struct TileSchedule {
   std::tuple<Value, Value, Value> decompose(Emitter &e, Value t) const {
     Value g = e.div(t, tilesPerGroup);
     Value r = e.rem(t, tilesPerGroup);
-    Value mu, nb;
-    if (band == 0) {
-      mu = e.div(r, nBlocks);
-      nb = e.rem(r, nBlocks);
-    } else {
-      Value bandUnits = e.mul(e.i32(band), nBlocks);
-      Value start = e.mul(e.div(r, bandUnits), e.i32(band));
-      Value inBand = e.rem(r, bandUnits);
-      Value rows = e.b.create<arith::MinUIOp>(e.loc, e.i32(band),
-                                              e.sub(mUnits, start));
-      mu = e.add(start, e.rem(inBand, rows));
-      nb = e.div(inBand, rows);
-    }
+    // Units per band, in [1, mUnits], so that band * nBlocks cannot
+    // overflow; computed here for every tile (Emitter::opaque) rather than
+    // once before the tile loop, where it held two registers across the
+    // loop and made a 64-row kernel spill.
+    Value band = e.opaque(bandArg);
+    if (clusterM != 1)
+      band = e.div(band, e.i32(clusterM));
+    band = e.b.create<arith::MaxUIOp>(e.loc, band, e.i32(1));
+    band = e.b.create<arith::MinUIOp>(e.loc, band, mUnits);
+    Value bandUnits = e.mul(band, nBlocks);
+    Value start = e.mul(e.div(r, bandUnits), band);
+    Value inBand = e.rem(r, bandUnits);
+    Value rows = e.b.create<arith::MinUIOp>(e.loc, band, e.sub(mUnits, start));
+    Value mu = e.add(start, e.rem(inBand, rows));
+    Value nb = e.div(inBand, rows);
     Value mb = mu;
     if (clusterM != 1)
       mb = e.add(e.mul(mu, e.i32(clusterM)), rank);
@@ -127,7 +144,7 @@ public:
   KernelBuilder(GemmOp gemm, OpBuilder &builder, int64_t scaleRegisterBudget,
                 int64_t mmaSlices, bool scalesBeforeMma,
                 bool alternateWarpgroups, bool passAfterIssue,
-                bool prefetchNextC, int64_t rasterBandM, int64_t blocksPerTurn,
+                bool prefetchNextC, int64_t blocksPerTurn,
                 bool overlapPromotion, int64_t scalePrefixCols,
                 bool deferEpilogue, bool reloadSfaAfterTurn)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
@@ -135,7 +152,7 @@ public:
         scalesBeforeMma(scalesBeforeMma),
         alternateWarpgroups(alternateWarpgroups),
         passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
-        rasterBandM(rasterBandM), blocksPerTurn(blocksPerTurn),
+        blocksPerTurn(blocksPerTurn),
         overlapPromotion(overlapPromotion), scalePrefixCols(scalePrefixCols),
         deferEpilogue(deferEpilogue), reloadSfaAfterTurn(reloadSfaAfterTurn) {}
 
@@ -260,7 +277,7 @@ private:
 
   void buildProducer(KernelOp kernel) {
     Emitter e{b, loc};
-    TileSchedule sched = TileSchedule::build(e, kernel, config, rasterBandM);
+    TileSchedule sched = TileSchedule::build(e, kernel, config);
     Value ks = kernel.getArg(KernelOp::PtrKs);
     int64_t slots = config.getDescSlots();
     // Loop state: pipeline iteration, group whose K prefix is known and that
@@ -398,7 +415,7 @@ private:
 
   void buildMath(KernelOp kernel) {
     Emitter e{b, loc};
-    TileSchedule sched = TileSchedule::build(e, kernel, config, rasterBandM);
+    TileSchedule sched = TileSchedule::build(e, kernel, config);
     Value ks = kernel.getArg(KernelOp::PtrKs);
     // The block product can be computed as column slices (mma-slices), each
     // its own WGMMA commit group: dgemm-place-sync waits for each slice
@@ -793,7 +810,6 @@ private:
   bool alternateWarpgroups;
   bool passAfterIssue;
   bool prefetchNextC;
-  int64_t rasterBandM;
   int64_t blocksPerTurn;
   bool overlapPromotion;
   int64_t scalePrefixCols;
@@ -805,12 +821,6 @@ struct LowerToKernelPass
     : public mlir::dgemm::impl::DGemmLowerToKernelBase<LowerToKernelPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (rasterBandM < 0) {
-      getOperation().emitError("dgemm-lower-to-kernel: raster-band-m must be "
-                               ">= 0 (0: row order), got ")
-          << static_cast<int64_t>(rasterBandM);
-      return signalPassFailure();
-    }
     if (scalePrefixCols < 0 || scalePrefixCols % 8 != 0) {
       getOperation().emitError("dgemm-lower-to-kernel: scale-prefix-cols must "
                                "be a non-negative multiple of 8, got ")
@@ -848,7 +858,7 @@ struct LowerToKernelPass
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
         KernelBuilder(gemm, builder, scaleRegisterBudget, mmaSlices,
                       scalesBeforeMma, alternateWarpgroups, passAfterIssue,
-                      prefetchNextC, rasterBandM, blocksPerTurn,
+                      prefetchNextC, blocksPerTurn,
                       overlapPromotion, scalePrefixCols, deferEpilogue,
                       reloadSfaAfterTurn)
             .build();

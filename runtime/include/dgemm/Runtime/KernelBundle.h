@@ -19,7 +19,7 @@ namespace dgemm {
 namespace runtime {
 
 /// The parameter-table version (docs/KernelABI.md) this runtime launches.
-inline constexpr int kKernelAbiVersion = 2;
+using heuristics::kKernelAbiVersion;
 
 /// One parsed and range-checked .meta file.
 struct KernelMeta {

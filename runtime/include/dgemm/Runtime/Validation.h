@@ -101,6 +101,14 @@ heuristics::KernelConfig chooseKGroupedConfig(int64_t m, int64_t n,
                                               const heuristics::Target &target,
                                               bool inPlace = false);
 
+/// The raster band (m-blocks; docs/KernelABI.md parameter 14) the runtime
+/// launches with: heuristics::selectRasterBand, or the environment variable
+/// DGEMM_RASTER_BAND when it holds an integer from 0 to 65536 (anything else
+/// is ignored). The band only orders the tiles: every band gives the same
+/// output bit for bit.
+uint32_t chooseRasterBand(int64_t m, int64_t n, int numGroups,
+                          const int32_t *ksHost);
+
 uint64_t kGroupedWorkspaceBytesFor(int64_t m, int64_t n, int numGroups,
                                    const int32_t *ksHost,
                                    const heuristics::Target &target);

@@ -192,7 +192,8 @@ def DGemm_KernelOp : DGemm_Op<"kernel", [IsolatedFromAbove, Symbol,
   let description = [{
     The entry block's arguments follow the launch ABI (docs/KernelABI.md):
     five tensor-map parameters (A and B templates, sfa, sfb, d), the a, b, d,
-    c, ks and workspace pointers, then M, N and the group count.
+    c, ks and workspace pointers, then M, N, the group count and the raster
+    band (m-blocks per band of the tile schedule; 0 or 1: row order).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, DGemm_ConfigAttr:$config);
   let regions = (region SizedRegion<1>:$body);
@@ -200,7 +201,7 @@ def DGemm_KernelOp : DGemm_Op<"kernel", [IsolatedFromAbove, Symbol,
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     enum Arg { TmapA, TmapB, TmapSFA, TmapSFB, TmapD, PtrA, PtrB, PtrD, PtrC, PtrKs,
-               PtrWorkspace, DimM, DimN, NumGroups, NumArgs };
+               PtrWorkspace, DimM, DimN, NumGroups, RasterBand, NumArgs };
     ::mlir::Value getArg(Arg arg) { return getBody().front().getArgument(arg); }
   }];
 }

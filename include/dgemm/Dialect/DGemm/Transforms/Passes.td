@@ -81,9 +81,6 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
     Option<"prefetchNextC", "prefetch-next-c", "bool", "false",
            "At the start of each tile, prefetch the c tile of the math "
            "role's next tile into L2 (dgemm.prefetch_c)">,
-    Option<"rasterBandM", "raster-band-m", "int64_t", "0",
-           "Walk each group's tiles in bands of this many m-blocks, m-block "
-           "fastest inside a band (0: row order, n-block fastest)">,
     Option<"blocksPerTurn", "blocks-per-turn", "int64_t", "2",
            "K blocks whose WGMMAs a math warpgroup issues at once (1 or 2; "
            "2 applies to two math warpgroups with block_n <= 128, where both "

@@ -17,6 +17,10 @@
 namespace dgemm {
 namespace heuristics {
 
+/// The kernel parameter-table version (docs/KernelABI.md) the compiler
+/// writes into every .meta file and the runtime launches.
+inline constexpr int kKernelAbiVersion = 3;
+
 /// The device the kernel is built for. Defaults are the H200 (SM90a).
 struct Target {
   int numSMs = 132;
@@ -178,6 +182,14 @@ inline constexpr int kRedEpilogueTileBlocks = 8;
 /// quad-ordered B where quadBFits.
 KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
                                   const Target &target);
+
+/// The raster band of a launch on `problem` (a kernel argument, not baked
+/// into the PTX: docs/KernelABI.md): each group's tiles are walked in bands
+/// of this many m-blocks, the m-block varying fastest inside a band; 0 (or
+/// anything below 2 * cluster_m) is row order, the n-block fastest.
+/// Row order (0) for every problem until bands are measured on the current
+/// kernels (docs/Heuristics.md).
+int selectRasterBand(const KGroupedProblem &problem);
 
 /// Every config selectKGroupedConfig can return for `target`, in a fixed
 /// order without duplicates (every tile shape, then each with cluster_m =
