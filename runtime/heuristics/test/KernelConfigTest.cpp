@@ -1034,3 +1034,38 @@ TEST(Select, ParksTilesOfShortGroupsInPlace) {
 }
 
 } // namespace
+
+TEST(RasterBand, BandsOnlyWhereAGroupsBOutgrowsTheL2) {
+  auto problem = [](int64_t m, int64_t n, std::vector<int64_t> ks) {
+    KGroupedProblem p;
+    p.m = m;
+    p.n = n;
+    p.numGroups = int(ks.size());
+    p.ks = std::move(ks);
+    p.inPlace = true;
+    return p;
+  };
+  // The benchmark's wide shapes with 4 and 8 groups: 61 and 32 MB of B per
+  // group.
+  EXPECT_EQ(selectRasterBand(problem(4096, 7168, {8192, 8576, 8704, 8832})),
+            8);
+  EXPECT_EQ(selectRasterBand(problem(4096, 7168, std::vector<int64_t>(8, 4480))),
+            8);
+  // 16 groups of the same width (15 MB), the narrow shapes, the seed.
+  EXPECT_EQ(
+      selectRasterBand(problem(4096, 7168, std::vector<int64_t>(16, 2176))), 0);
+  EXPECT_EQ(selectRasterBand(problem(7168, 2048, {8192, 8192, 8192, 8320})), 0);
+  EXPECT_EQ(selectRasterBand(problem(2048, 2048, {256, 128, 128, 256})), 0);
+  // The threshold is 24 MiB of mean B per group; empty groups count.
+  EXPECT_EQ(selectRasterBand(problem(1024, 8192, {3072})), 8);
+  EXPECT_EQ(selectRasterBand(problem(1024, 8192, {3072 - 128})), 0);
+  EXPECT_EQ(selectRasterBand(problem(1024, 8192, {6144, 0})), 8);
+  EXPECT_EQ(selectRasterBand(problem(1024, 8192, {6016, 0})), 0);
+  // Without per-group K the expectation stands in.
+  KGroupedProblem expected;
+  expected.m = 4096;
+  expected.n = 7168;
+  expected.numGroups = 4;
+  expected.expectedKPerGroup = 8192;
+  EXPECT_EQ(selectRasterBand(expected), 8);
+}

@@ -187,8 +187,8 @@ KernelConfig selectKGroupedConfig(const KGroupedProblem &problem,
 /// into the PTX: docs/KernelABI.md): each group's tiles are walked in bands
 /// of this many m-blocks, the m-block varying fastest inside a band; 0 (or
 /// anything below 2 * cluster_m) is row order, the n-block fastest.
-/// Row order (0) for every problem until bands are measured on the current
-/// kernels (docs/Heuristics.md).
+/// Bands of 8 where a group's mean B (N x mean K bytes) is at least 24 MiB,
+/// else row order (docs/Heuristics.md, bench/NOTES.md section 20).
 int selectRasterBand(const KGroupedProblem &problem);
 
 /// Every config selectKGroupedConfig can return for `target`, in a fixed
