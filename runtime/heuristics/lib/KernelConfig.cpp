@@ -8,6 +8,7 @@
 #include "dgemm/Heuristics/KernelConfig.h"
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 
 using namespace dgemm::heuristics;
@@ -581,9 +582,7 @@ int dgemm::heuristics::selectRasterBand(const KGroupedProblem &problem) {
   std::vector<int64_t> ks = effectiveKs(problem);
   if (ks.empty() || problem.n < 1)
     return 0;
-  int64_t sumK = 0;
-  for (int64_t k : ks)
-    sumK += k;
+  const int64_t sumK = std::accumulate(ks.begin(), ks.end(), int64_t(0));
   const int64_t meanBBytes = problem.n * (sumK / int64_t(ks.size()));
   return meanBBytes >= kRasterBandMinBBytes ? kRasterBand : 0;
 }

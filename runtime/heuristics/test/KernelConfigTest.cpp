@@ -1033,7 +1033,6 @@ TEST(Select, ParksTilesOfShortGroupsInPlace) {
   EXPECT_EQ(select(seed).redMaxBlocks, kRedEpilogueTileBlocks);
 }
 
-} // namespace
 
 TEST(RasterBand, BandsOnlyWhereAGroupsBOutgrowsTheL2) {
   auto problem = [](int64_t m, int64_t n, std::vector<int64_t> ks) {
@@ -1069,3 +1068,5 @@ TEST(RasterBand, BandsOnlyWhereAGroupsBOutgrowsTheL2) {
   expected.expectedKPerGroup = 8192;
   EXPECT_EQ(selectRasterBand(expected), 8);
 }
+
+} // namespace
