@@ -293,10 +293,20 @@ KernelConfig dgemm::runtime::chooseKGroupedConfig(
     std::string value(env);
     if (value == "0" || value == "1") {
       config.inPlaceOnly = value == "1";
-      if (config.inPlaceOnly)
+      if (config.inPlaceOnly) {
         config.redMaxBlocks = 0;
-      else
+        // The heuristics never pair the in-place kernel, so a bundle holds
+        // a paired one only when built with cluster-m=2: keep the pair only
+        // when DGEMM_CLUSTER_M=2 asked for it.
+        const char *pairs = std::getenv("DGEMM_CLUSTER_M");
+        if (config.clusterM == 2 && !(pairs && std::string(pairs) == "2")) {
+          config.clusterM = 1;
+          config.stages = mostStages(config);
+          overrideStages();
+        }
+      } else {
         setPark(0);
+      }
     }
   }
   // DGEMM_PARK: "0" keeps the math warpgroups' own epilogue; "1" parks the

@@ -190,6 +190,34 @@ TEST(WorkspaceTest, ParkOverridesFromEnvironment) {
   ::unsetenv("DGEMM_CLUSTER_M");
 }
 
+TEST(WorkspaceTest, InPlaceOnlyOverrideDropsTheHeuristicsPair) {
+  // 16 groups of 512 into 4096 x 4096 in place: 32 m-blocks and N >= 4096,
+  // so the heuristics pair the CTAs of their (not in-place) kernel.
+  const std::vector<int32_t> ks(16, 512);
+  Target target;
+  for (const char *name : {"DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
+                           "DGEMM_RED_MAX_BLOCKS", "DGEMM_STAGES"})
+    ::unsetenv(name);
+  auto choose = [&] {
+    return chooseKGroupedConfig(4096, 4096, int(ks.size()), ks.data(), target,
+                                /*inPlace=*/true);
+  };
+  ASSERT_EQ(choose().clusterM, 2);
+  // The in-place kernel is never paired by the heuristics, and so absent
+  // from a default bundle: the override leaves it unpaired ...
+  ::setenv("DGEMM_IN_PLACE_ONLY", "1", 1);
+  KernelConfig inPlace = choose();
+  EXPECT_EQ(inPlace.inPlaceOnly, 1);
+  EXPECT_EQ(inPlace.clusterM, 1);
+  EXPECT_EQ(dgemm::heuristics::checkConfig(inPlace, target), "");
+  // ... unless pairs were asked for too (a cluster-m=2 bundle holds them).
+  ::setenv("DGEMM_CLUSTER_M", "2", 1);
+  EXPECT_EQ(choose().clusterM, 2);
+  EXPECT_EQ(choose().inPlaceOnly, 1);
+  ::unsetenv("DGEMM_CLUSTER_M");
+  ::unsetenv("DGEMM_IN_PLACE_ONLY");
+}
+
 TEST(WorkspaceTest, ClusterOverrideFromEnvironment) {
   // 4096 x 7168: 32 m-blocks and a wide N, so the heuristics pair CTAs.
   const std::vector<int32_t> ks = {1024, 1024};
