@@ -46,9 +46,12 @@ def no_overrides(monkeypatch):
 
 def test_register_and_reduction_kernels(oracle, no_overrides):
     monkeypatch = no_overrides
-    # The seed shape: the reduction epilogue only in place; quad-ordered B (N % 16 == 0).
+    # The seed shape (groups of 1-2 K blocks): the register epilogue, in place too;
+    # quad-ordered B (N % 16 == 0). Groups of 8 blocks: the reduction epilogue in place.
     assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2_q"
     assert (oracle.entry(2048, 2048, SEED_KS, in_place=True)
+            == PREFIX + "bm128_bn128_s6_r2_q")
+    assert (oracle.entry(2048, 2048, [1024] * 4, in_place=True)
             == PREFIX + "bm128_bn128_s6_r2_red8_q")
     # Long groups: the in-place kernel (never paired, never quad-ordered) in place, the
     # register epilogue with a separate c, where N = 7168 pairs CTAs.
@@ -82,7 +85,7 @@ def test_stages_override(oracle, no_overrides):
     monkeypatch.setenv("DGEMM_STAGES", "3")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s3_r2_ip")
-    assert (oracle.entry(2048, 2048, SEED_KS, in_place=True)
+    assert (oracle.entry(2048, 2048, [1024] * 4, in_place=True)
             == PREFIX + "bm128_bn128_s3_r2_red8_q")
     for ignored in ("1", "6", "x3", ""):
         monkeypatch.setenv("DGEMM_STAGES", ignored)

@@ -304,6 +304,28 @@ TEST_F(DeterminismTest, ParkedKernelOnSeedShapes) {
   }
 }
 
+// The reduction kernel (red_max_blocks = 8, forced: the seed's groups of
+// one and two blocks take the register epilogue by default), whose tiles add
+// their sums to d with red.global.add.
+TEST_F(DeterminismTest, ReductionKernelOnSeedShapes) {
+  if (expectRace())
+    GTEST_SKIP() << "DGEMM_EXPECT_RACE=1: this bundle is expected to race";
+  ScopedEnv redMaxBlocks("DGEMM_RED_MAX_BLOCKS", "8");
+  for (float sfVal : {1.0f, 1e-4f}) {
+    RunCounts counts;
+    run(Bundle::Real, sfVal, counts);
+    if (IsSkipped() || HasFatalFailure())
+      return;
+    ASSERT_EQ(preparedConfig_.redMaxBlocks, 8) << preparedConfig_.entryName();
+    std::cout << "[ determinism ] reduction " << preparedConfig_.entryName()
+              << " sf_val=" << sfVal << ": " << counts << std::endl;
+    for (size_t g = 0; g < counts.firstDiff.size(); ++g)
+      EXPECT_LT(counts.firstDiff[g], 1e-3) << "group " << g;
+    EXPECT_EQ(counts.blownUp, 0);
+    EXPECT_EQ(counts.notIdentical, 0);
+  }
+}
+
 TEST_F(DeterminismTest, RaceIsDetectedWithoutGuard) {
   if (!expectRace())
     GTEST_SKIP() << "set DGEMM_EXPECT_RACE=1 for a bundle built with the "

@@ -93,11 +93,12 @@ std::vector<int32_t> manySmallGroups() {
 
 std::vector<GemmCase> gemmCases() {
   return {
-      // The bug report's shapes, accumulating in place (short tiles: the
-      // reduction epilogue), and the same through the register epilogue.
+      // The bug report's shapes, accumulating in place (groups of 1-2
+      // blocks: the register epilogue), and the same through the reduction
+      // epilogue (forced).
       {"SeedShapes", 2048, 2048, {256, 128, 128, 256}, true},
-      {"SeedShapesRegisterEpilogue", 2048, 2048, {256, 128, 128, 256}, true,
-       0, 0},
+      {"SeedShapesReductionEpilogue", 2048, 2048, {256, 128, 128, 256}, true,
+       0, 8},
       {"MixedEmptyGroups", 512, 384, {0, 128, 0, 128, 128, 0}, false},
       {"EightGroups",
        768,
@@ -142,18 +143,19 @@ std::vector<GemmCase> gemmCases() {
        0, 8},
       {"ManySmallGroupsInPlace", 2048, 768, manySmallGroups(), true},
       // Small M: one math warpgroup (block_m 64), in place through the
-      // reduction epilogue.
+      // register epilogue (chosen) and the reduction epilogue (forced).
       {"SmallMInPlace", 64, 2048, {256, 128, 0, 384}, true},
-      // block_n 144: an odd chunk count, so consecutive tiles start on the
-      // buffer the previous tile ended on.
-      {"OddChunkCountInPlace", 1024, 1440, {256, 384, 128}, true, 144},
+      {"SmallMInPlaceReduction", 64, 2048, {256, 128, 0, 384}, true, 0, 8},
+      // block_n 144 with the reduction kernel (forced): an odd chunk count,
+      // so consecutive tiles start on the buffer the previous tile ended on.
+      {"OddChunkCountInPlace", 1024, 1440, {256, 384, 128}, true, 144, 8},
       // Three math warpgroups (block_m 192, forced): the register epilogue
       // with a 64-row last m-block, the reduction kernel on the seed's
       // shapes, and the in-place kernel on ragged edges.
       {"ThreeWarpgroupsSeparateC", 448, 1024, {1024, 0, 384}, false, 128, -1,
        -1, 192},
       {"ThreeWarpgroupsSeedShapes", 2048, 2048, {256, 128, 128, 256}, true,
-       128, -1, -1, 192},
+       128, 8, -1, 192},
       {"ThreeWarpgroupsRaggedInPlaceKernel", 388, 260, {128, 256, 0, 1280},
        true, 96, -1, 1, 192},
       // Parked tiles (park = 1): chosen for short groups in place, with

@@ -455,16 +455,30 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // section 7). Otherwise the in-place kernel, which reduces every tile and
   // has no register epilogue: 3-8% faster than the register epilogue on
   // long tiles (bench/NOTES.md, section 9).
+  //
+  // Shorter still, the register epilogue (loading c, which is d) beats the
+  // reductions: on an H100, groups of 1-6 blocks ran 1-6% faster with it
+  // than with the reduction kernel, 7 blocks tied and 8 blocks ran 1-10%
+  // slower (bench/NOTES.md sections 21 and 22, two calls each, both
+  // orders); on the H200 the seed shape (groups of 1-2 blocks) ran 1.2%
+  // faster with it (section 19). So a call whose groups of at most
+  // kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks keeps
+  // the register epilogue.
   if (problem.inPlace) {
-    int64_t shortBlocks = 0, longBlocks = 0;
+    int64_t registerBlocks = 0, shortBlocks = 0, longBlocks = 0;
     for (int64_t k : effectiveKs(problem)) {
       int64_t blocks = ceilDiv(k, kBlockK);
+      if (blocks <= kRegisterEpilogueMaxBlocks)
+        registerBlocks += blocks;
       (blocks <= kRedEpilogueTileBlocks ? shortBlocks : longBlocks) += blocks;
     }
-    if (shortBlocks > 0 && shortBlocks >= longBlocks)
+    if (registerBlocks > 0 && 2 * registerBlocks >= shortBlocks + longBlocks) {
+      // The register epilogue, as with a separate c.
+    } else if (shortBlocks > 0 && shortBlocks >= longBlocks) {
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
-    else
+    } else {
       chosen.inPlaceOnly = 1;
+    }
   }
   // Pairs of CTAs on neighbouring m-blocks share the B tile by TMA
   // multicast, halving its L2 reads. Only with an even m-block count (an

@@ -744,7 +744,7 @@ TEST(Select, QuadOrderedB) {
   Target h200;
   // Every shape with N % 16 == 0 gets quad-ordered B with a separate c and
   // with the reduction kernel, never with the in-place kernel.
-  KGroupedProblem p = uniformProblem(4, 2048, 2048, 256);
+  KGroupedProblem p = uniformProblem(4, 2048, 2048, 1024);
   EXPECT_EQ(selectKGroupedConfig(p, h200).quadB, 1);
   p.inPlace = true;
   KernelConfig reducing = selectKGroupedConfig(p, h200);
@@ -928,25 +928,49 @@ namespace {
 
 TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   Target h200;
-  // The seed shape: 4 groups averaging 1.5 K blocks.
+  // The seed shape: 4 groups of 1 or 2 K blocks. In place too, it keeps the
+  // register epilogue (loading c, which is d): the same kernel as with a
+  // separate c.
   KGroupedProblem seed;
   seed.m = 2048;
   seed.n = 2048;
   seed.numGroups = 4;
   seed.ks = {256, 128, 128, 256};
-  EXPECT_EQ(selectKGroupedConfig(seed, h200).redMaxBlocks, 0);
+  KernelConfig separate = selectKGroupedConfig(seed, h200);
+  EXPECT_EQ(separate.redMaxBlocks, 0);
   seed.inPlace = true;
+  EXPECT_EQ(selectKGroupedConfig(seed, h200), separate);
+  // Groups of 8 blocks reduce; only the epilogue differs from the call with
+  // a separate c.
+  seed.ks = {1024, 1024, 1024, 1024};
   KernelConfig reducing = selectKGroupedConfig(seed, h200);
   EXPECT_EQ(reducing.redMaxBlocks, kRedEpilogueTileBlocks);
-  // Only the epilogue differs from the call with a separate c.
-  KernelConfig separate = reducing;
+  EXPECT_EQ(reducing.inPlaceOnly, 0);
+  separate = reducing;
   separate.redMaxBlocks = 0;
   seed.inPlace = false;
   EXPECT_EQ(selectKGroupedConfig(seed, h200), separate);
 
+  // The register epilogue needs groups of up to 6 padded blocks to hold at
+  // least half of all blocks.
+  KGroupedProblem p = uniformProblem(4, 4096, 4096, 768);
+  p.inPlace = true;
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  p.ks = {768, 768, 640, 1024}; // 6 + 6 + 5 short, 8 not: 17 of 25
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  p.ks = {768, 768, 1024, 1024}; // 12 of 28: the reductions
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
+  p.ks = {768, 0, 0, 769}; // 6 of 13 (the padded 7): the reductions
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
+  p.ks = {768, 0, 0, 768}; // 12 of 12
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  p.ks = {768, 0, 4096, 0}; // 6 of 38, and 6 short against 32 long
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+
   // Groups of up to 8 padded blocks (their tiles reduce) must hold at least
   // as many blocks as the longer ones.
-  KGroupedProblem p = uniformProblem(4, 4096, 4096, 1024);
+  p = uniformProblem(4, 4096, 4096, 1024);
   p.inPlace = true;
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
   p.ks = {1024, 1024, 1024, 1025}; // 8 + 8 + 8 short, 9 long
@@ -1030,7 +1054,8 @@ TEST(Select, ParksTilesOfShortGroupsInPlace) {
   seed.numGroups = 4;
   seed.ks = {256, 128, 128, 256};
   EXPECT_EQ(select(seed).park, 0);
-  EXPECT_EQ(select(seed).redMaxBlocks, kRedEpilogueTileBlocks);
+  EXPECT_EQ(select(seed).redMaxBlocks, 0);
+  EXPECT_EQ(select(seed).inPlaceOnly, 0);
 }
 
 

@@ -168,12 +168,19 @@ double estimateKGroupedMakespanUs(const KGroupedProblem &problem,
 /// (see there).
 inline constexpr int kRedEpilogueTileBlocks = 8;
 
+/// In place, groups of at most this many K blocks are faster with the
+/// register epilogue than with the reductions (see selectKGroupedConfig).
+inline constexpr int kRegisterEpilogueMaxBlocks = 6;
+
 /// The tile with the smallest modelled makespan (see docs/Heuristics.md).
-/// In place, the reduction epilogue for short tiles
-/// (redMaxBlocks = kRedEpilogueTileBlocks) when the groups of 1 to
-/// kRedEpilogueTileBlocks K blocks (each group's K rounded up to 128), whose
-/// tiles take it, hold at least as many blocks as the longer groups, whose
-/// tiles do not; otherwise the in-place kernel (inPlaceOnly = 1). Then
+/// In place, with each group's K rounded up to 128-deep blocks: the register
+/// epilogue (redMaxBlocks = 0) when the groups of 1 to
+/// kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks; else
+/// the reduction epilogue for short tiles (redMaxBlocks =
+/// kRedEpilogueTileBlocks) when the groups of 1 to kRedEpilogueTileBlocks
+/// blocks, whose tiles take it, hold at least as many blocks as the longer
+/// groups, whose tiles do not; otherwise the in-place kernel
+/// (inPlaceOnly = 1). Then
 /// cluster_m = 2 (B multicast across CTA pairs) when the m-block count is
 /// even, N >= 4096 and the kernel is not an in-place one. An in-place
 /// kernel with 128-row tiles parks its tiles (park = 1, 128 columns, the
