@@ -151,6 +151,8 @@ class DeterminismTest : public GpuTest {
 protected:
   /// Runs the seed case `iters` times with zero-channel scale `sfVal`.
   void run(Bundle bundle, float sfVal, RunCounts &counts);
+  void expectForcedKernelStable(
+      const char *label, bool (*isForced)(const dgemm::heuristics::KernelConfig &));
 };
 
 void DeterminismTest::run(Bundle bundle, float sfVal, RunCounts &counts) {
@@ -280,6 +282,27 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(1.0f, 1e-4f, 1e-8f, 1e-30f)),
     seedCaseName);
 
+/// Runs the seed case at two scales with a kernel the environment forced
+/// (the caller's ScopedEnv), asserting through `isForced` that it was applied;
+/// every call must equal the first and match the reference.
+void DeterminismTest::expectForcedKernelStable(
+    const char *label, bool (*isForced)(const dgemm::heuristics::KernelConfig &)) {
+  for (float sfVal : {1.0f, 1e-4f}) {
+    RunCounts counts;
+    run(Bundle::Real, sfVal, counts);
+    if (IsSkipped() || HasFatalFailure())
+      return;
+    ASSERT_TRUE(isForced(preparedConfig_)) << preparedConfig_.entryName();
+    std::cout << "[ determinism ] " << label << " "
+              << preparedConfig_.entryName() << " sf_val=" << sfVal << ": "
+              << counts << std::endl;
+    for (size_t g = 0; g < counts.firstDiff.size(); ++g)
+      EXPECT_LT(counts.firstDiff[g], 1e-3) << "group " << g;
+    EXPECT_EQ(counts.blownUp, 0);
+    EXPECT_EQ(counts.notIdentical, 0);
+  }
+}
+
 // The parked kernel (park = 1, forced on the seed's shapes): its workers
 // take each tile from the park while the math warpgroups compute the next,
 // and the seed's groups of one and two blocks switch groups, and the park's
@@ -289,19 +312,9 @@ TEST_F(DeterminismTest, ParkedKernelOnSeedShapes) {
     GTEST_SKIP() << "DGEMM_EXPECT_RACE=1: this bundle is expected to race";
   ScopedEnv inPlaceOnly("DGEMM_IN_PLACE_ONLY", "1");
   ScopedEnv park("DGEMM_PARK", "1");
-  for (float sfVal : {1.0f, 1e-4f}) {
-    RunCounts counts;
-    run(Bundle::Real, sfVal, counts);
-    if (IsSkipped() || HasFatalFailure())
-      return;
-    ASSERT_EQ(preparedConfig_.park, 1) << preparedConfig_.entryName();
-    std::cout << "[ determinism ] parked " << preparedConfig_.entryName()
-              << " sf_val=" << sfVal << ": " << counts << std::endl;
-    for (size_t g = 0; g < counts.firstDiff.size(); ++g)
-      EXPECT_LT(counts.firstDiff[g], 1e-3) << "group " << g;
-    EXPECT_EQ(counts.blownUp, 0);
-    EXPECT_EQ(counts.notIdentical, 0);
-  }
+  expectForcedKernelStable("parked", [](const dgemm::heuristics::KernelConfig &c) {
+    return c.park == 1;
+  });
 }
 
 // The reduction kernel (red_max_blocks = 8, forced: the seed's groups of
@@ -311,19 +324,9 @@ TEST_F(DeterminismTest, ReductionKernelOnSeedShapes) {
   if (expectRace())
     GTEST_SKIP() << "DGEMM_EXPECT_RACE=1: this bundle is expected to race";
   ScopedEnv redMaxBlocks("DGEMM_RED_MAX_BLOCKS", "8");
-  for (float sfVal : {1.0f, 1e-4f}) {
-    RunCounts counts;
-    run(Bundle::Real, sfVal, counts);
-    if (IsSkipped() || HasFatalFailure())
-      return;
-    ASSERT_EQ(preparedConfig_.redMaxBlocks, 8) << preparedConfig_.entryName();
-    std::cout << "[ determinism ] reduction " << preparedConfig_.entryName()
-              << " sf_val=" << sfVal << ": " << counts << std::endl;
-    for (size_t g = 0; g < counts.firstDiff.size(); ++g)
-      EXPECT_LT(counts.firstDiff[g], 1e-3) << "group " << g;
-    EXPECT_EQ(counts.blownUp, 0);
-    EXPECT_EQ(counts.notIdentical, 0);
-  }
+  expectForcedKernelStable("reduction", [](const dgemm::heuristics::KernelConfig &c) {
+    return c.redMaxBlocks == 8;
+  });
 }
 
 TEST_F(DeterminismTest, RaceIsDetectedWithoutGuard) {
