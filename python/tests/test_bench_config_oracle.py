@@ -46,11 +46,12 @@ def no_overrides(monkeypatch):
 
 def test_register_and_reduction_kernels(oracle, no_overrides):
     monkeypatch = no_overrides
-    # The seed shape (groups of 1-2 K blocks): the register epilogue, in place too;
-    # quad-ordered B (N % 16 == 0). Groups of 8 blocks: the reduction epilogue in place.
-    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2_q"
+    # The seed shape (groups of 1-2 K blocks): 64-column tiles and the register epilogue,
+    # in place too; quad-ordered B (N % 16 == 0). Groups of 8 blocks: 128-column tiles
+    # and, in place, the reduction epilogue.
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn64_s8_r2_q"
     assert (oracle.entry(2048, 2048, SEED_KS, in_place=True)
-            == PREFIX + "bm128_bn128_s6_r2_q")
+            == PREFIX + "bm128_bn64_s8_r2_q")
     assert (oracle.entry(2048, 2048, [1024] * 4, in_place=True)
             == PREFIX + "bm128_bn128_s6_r2_red8_q")
     # Long groups: the in-place kernel (never paired, never quad-ordered) in place, the
@@ -62,12 +63,12 @@ def test_register_and_reduction_kernels(oracle, no_overrides):
     assert not oracle.entry(2048, 2056, SEED_KS).endswith("_q")
     # The runtime's overrides, mirrored: they replace one field of the choice.
     monkeypatch.setenv("DGEMM_RED_MAX_BLOCKS", "0")
-    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_q"
+    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn64_s8_r2_q"
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s5_r2_q")
     monkeypatch.setenv("DGEMM_IN_PLACE_ONLY", "1")
-    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn128_s6_r2_ip"
-    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2_q"
+    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn64_s8_r2_ip"
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn64_s8_r2_q"
     monkeypatch.delenv("DGEMM_RED_MAX_BLOCKS")
     monkeypatch.setenv("DGEMM_IN_PLACE_ONLY", "0")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
@@ -75,7 +76,7 @@ def test_register_and_reduction_kernels(oracle, no_overrides):
     monkeypatch.setenv("DGEMM_QUAD_B", "0")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s5_r2")
-    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn128_s6_r2"
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn64_s8_r2"
 
 
 def test_stages_override(oracle, no_overrides):

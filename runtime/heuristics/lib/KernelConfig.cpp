@@ -446,6 +446,40 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
       chosen = candidates[i];
       break;
     }
+  // Short groups: narrower tiles than the model's. Its per-tile fill charge
+  // favours wide tiles, but with groups of a few K blocks each tile is
+  // mostly epilogue, and on an H100 the 64-column tile was 2-15% faster than
+  // the model's 128 or 192 columns on every shape whose groups have 1-6
+  // blocks (nine shapes in place, four with a separate c), and the
+  // 128-column one 4-17% faster than 192 columns at 7-8 blocks, where 64
+  // columns were slower (bench/NOTES.md section 22; on the H200, section 7
+  // found 96 and 160 columns faster than 192 on short groups too). Decided
+  // by where the blocks are, as the epilogue below; only for 128-row tiles
+  // and where the narrower tile pads N no more than the chosen one.
+  {
+    int64_t blocksUpTo6 = 0, blocksUpTo8 = 0, blocks = 0;
+    for (int64_t k : effectiveKs(problem)) {
+      int64_t b = ceilDiv(k, kBlockK);
+      blocks += b;
+      if (b <= kNarrowTileMaxBlocks)
+        blocksUpTo6 += b;
+      if (b <= kRedEpilogueTileBlocks)
+        blocksUpTo8 += b;
+    }
+    int narrow = 0;
+    if (blocksUpTo6 > 0 && 2 * blocksUpTo6 >= blocks)
+      narrow = 64;
+    else if (blocksUpTo8 > 0 && 2 * blocksUpTo8 >= blocks)
+      narrow = 128;
+    if (narrow > 0 && chosen.blockM == 128 && chosen.blockN > narrow &&
+        ceilDiv(problem.n, narrow) * narrow <=
+            ceilDiv(problem.n, chosen.blockN) * chosen.blockN)
+      for (const KernelConfig &c : candidates)
+        if (c.blockM == 128 && c.blockN == narrow) {
+          chosen = c;
+          break;
+        }
+  }
   // In place, tiles of at most 8 K blocks add their sum to d with reductions
   // instead of loading c first: 1-11% faster on the H200, but the second
   // epilogue's code makes the block loop of longer tiles 4-10% slower, so

@@ -826,9 +826,9 @@ TEST(Select, SeedShapePinned) {
   p.numGroups = 4;
   p.ks = {256, 128, 128, 256};
   KernelConfig c = selectKGroupedConfig(p, Target());
-  // N = 2048 is too narrow for B multicast to pay; quad-ordered B (N is a
-  // multiple of 16).
-  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
+  // Groups of 1-2 K blocks: 64-column tiles. N = 2048 is too narrow for B
+  // multicast to pay; quad-ordered B (N is a multiple of 16).
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn64_s8_r2_q");
   EXPECT_EQ(c.threads(), 384);
   EXPECT_EQ(c.smemBytes(), 221184);
 }
@@ -907,11 +907,13 @@ TEST(Select, SmallMUsesOneMathWarpgroup) {
 }
 
 TEST(Select, PicksTheModelledBest) {
-  // Whatever is chosen is within the tie tolerance (1%) of every candidate.
+  // Whatever is chosen for groups of more than 8 K blocks (shorter ones
+  // narrow the tile, below) is within the tie tolerance (1%) of every
+  // candidate.
   Target h200;
   for (KGroupedProblem p :
-       {uniformProblem(4, 4096, 7168, 8192), uniformProblem(3, 768, 1536, 512),
-        uniformProblem(64, 256, 7168, 256)}) {
+       {uniformProblem(4, 4096, 7168, 8192), uniformProblem(3, 768, 1536, 1152),
+        uniformProblem(64, 256, 7168, 1280)}) {
     KernelConfig chosen = selectKGroupedConfig(p, h200);
     double chosenUs = estimateKGroupedMakespanUs(p, chosen, h200);
     EXPECT_NE(chosen.blockM, 192) << "three warpgroups are never selected";
@@ -925,6 +927,46 @@ TEST(Select, PicksTheModelledBest) {
 } // namespace
 
 namespace {
+
+TEST(Select, NarrowTilesForShortGroups) {
+  Target h200;
+  // Groups of 1-6 K blocks: 64 columns, whatever the model prefers; the
+  // other decisions as usual (here CTA pairs: N >= 4096, 32 m-blocks).
+  KernelConfig c = selectKGroupedConfig(uniformProblem(16, 4096, 4096, 512), h200);
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn64_s8_r2_c2x1_q");
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(4, 4096, 7168, 768), h200).blockN,
+            64);
+  // 7-8 blocks: at most 128 columns.
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 1024), h200)
+                .entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 896), h200).blockN,
+            128);
+  // Longer groups keep the model's width.
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 1152), h200)
+                .blockN,
+            192);
+  // By blocks: half of them in groups of at most 6 blocks narrows to 64,
+  // less (with the rest in groups of at most 8) to 128, less again not at all.
+  KGroupedProblem p = uniformProblem(4, 4096, 2048, 0);
+  p.ks = {768, 768, 1536, 0}; // 12 of 24
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 64);
+  p.ks = {768, 1024, 1024, 0}; // 6 of 22, all 22 of at most 8
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
+  p.ks = {768, 1024, 2048, 0}; // 14 of 30 of at most 8
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 192);
+  // Not where 64 columns would pad N more (260 columns: 320 against the
+  // model's 288; 2160: 2176 against none), and not for one-warpgroup tiles.
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(3, 2048, 260, 256), h200)
+                .entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn144_s6_r2");
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(3, 2048, 2160, 256), h200)
+                .blockN,
+            144);
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(3, 4096, 260, 256), h200)
+                .entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm64_bn144_s8_r2");
+}
 
 TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   Target h200;

@@ -13,7 +13,8 @@
 // RUN: dgemm-opt %s --dgemm-select-config | FileCheck %s --check-prefix=KEEP
 // As the runtime selects for c = d: the shortest groups (here 4 K blocks
 // each) keep the register epilogue, as with a separate c (CTA pairs at
-// N = 7168); groups of 8 blocks get the reduction epilogue (with
+// N = 7168), on 64-column tiles; groups of 8 blocks get 128-column tiles and
+// the reduction epilogue (with
 // quad-ordered B, as every kernel with a register or reduction epilogue when
 // N % 16 == 0), long ones (64 blocks) the in-place kernel, which never
 // multicasts B (N = 7168 would otherwise pair CTAs) and keeps B's rows in
@@ -22,9 +23,11 @@
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=1024" | FileCheck %s --check-prefix=INPLACE
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=8192" | FileCheck %s --check-prefix=INLONG
 // INREG-LABEL: dgemm.gemm @g4_4096x7168
+// INREG-SAME: config <block_m = 128, block_n = 64, block_k = 128, stages = 8,
 // INREG-SAME: cluster_m = 2,
 // INREG-SAME: num_sms = 132, quad_b = 1>
 // INPLACE-LABEL: dgemm.gemm @g4_4096x7168
+// INPLACE-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
 // INPLACE-SAME: num_sms = 132, red_max_blocks = 8, quad_b = 1>
 // Short groups on the large shapes (mean K 2048 here, at most 48 blocks):
 // the in-place kernel that parks its tiles, at 128 columns with 4 stages;
