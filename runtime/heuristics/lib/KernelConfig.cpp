@@ -448,10 +448,10 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
     }
   // Short groups: narrower tiles than the model's. Its per-tile fill charge
   // favours wide tiles, but with groups of a few K blocks each tile is
-  // mostly epilogue, and on an H100 the 64-column tile was 2-15% faster than
+  // mostly epilogue, and on an H100 the 64-column tile was 2-16% faster than
   // the model's 128 or 192 columns on every shape whose groups have 1-6
-  // blocks (nine shapes in place, four with a separate c), and the
-  // 128-column one 4-17% faster than 192 columns at 7-8 blocks, where 64
+  // blocks (ten shapes in place, five with a separate c), and the
+  // 128-column one 4-19% faster than 192 columns at 7-8 blocks, where 64
   // columns were slower (bench/NOTES.md section 22; on the H200, section 7
   // found 96 and 160 columns faster than 192 on short groups too). Decided
   // by where the blocks are, as the epilogue below; only for 128-row tiles
