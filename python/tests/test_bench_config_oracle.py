@@ -63,7 +63,8 @@ def test_register_and_reduction_kernels(oracle, no_overrides):
     assert not oracle.entry(2048, 2056, SEED_KS).endswith("_q")
     # The runtime's overrides, mirrored: they replace one field of the choice.
     monkeypatch.setenv("DGEMM_RED_MAX_BLOCKS", "0")
-    assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn64_s8_r2_q"
+    assert (oracle.entry(2048, 2048, [1024] * 4, in_place=True)
+            == PREFIX + "bm128_bn128_s6_r2_q")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s5_r2_q")
     monkeypatch.setenv("DGEMM_IN_PLACE_ONLY", "1")

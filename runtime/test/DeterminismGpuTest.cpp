@@ -303,13 +303,14 @@ void DeterminismTest::expectForcedKernelStable(
   }
 }
 
-// The parked kernel (park = 1, forced on the seed's shapes): its workers
-// take each tile from the park while the math warpgroups compute the next,
-// and the seed's groups of one and two blocks switch groups, and the park's
-// phase, on almost every tile.
+// The parked kernel (park = 1, forced on the seed's shapes at 128 columns,
+// the width the heuristics park): its workers take each tile from the park
+// while the math warpgroups compute the next, and the seed's groups of one
+// and two blocks switch groups, and the park's phase, on almost every tile.
 TEST_F(DeterminismTest, ParkedKernelOnSeedShapes) {
   if (expectRace())
     GTEST_SKIP() << "DGEMM_EXPECT_RACE=1: this bundle is expected to race";
+  ScopedEnv blockN("DGEMM_BLOCK_N", "128");
   ScopedEnv inPlaceOnly("DGEMM_IN_PLACE_ONLY", "1");
   ScopedEnv park("DGEMM_PARK", "1");
   expectForcedKernelStable("parked", [](const dgemm::heuristics::KernelConfig &c) {
@@ -319,10 +320,12 @@ TEST_F(DeterminismTest, ParkedKernelOnSeedShapes) {
 
 // The reduction kernel (red_max_blocks = 8, forced: the seed's groups of
 // one and two blocks take the register epilogue by default), whose tiles add
-// their sums to d with red.global.add.
+// their sums to d with red.global.add; at 128 columns, the width the
+// heuristics give it (groups of 7-8 blocks).
 TEST_F(DeterminismTest, ReductionKernelOnSeedShapes) {
   if (expectRace())
     GTEST_SKIP() << "DGEMM_EXPECT_RACE=1: this bundle is expected to race";
+  ScopedEnv blockN("DGEMM_BLOCK_N", "128");
   ScopedEnv redMaxBlocks("DGEMM_RED_MAX_BLOCKS", "8");
   expectForcedKernelStable("reduction", [](const dgemm::heuristics::KernelConfig &c) {
     return c.redMaxBlocks == 8;
@@ -334,8 +337,9 @@ TEST_F(DeterminismTest, RaceIsDetectedWithoutGuard) {
     GTEST_SKIP() << "set DGEMM_EXPECT_RACE=1 for a bundle built with the "
                     "descriptor guard disabled";
   // The 128-column tile: the seed's 64-column default showed no differing
-  // call in 8,000 on an H100 (bench/NOTES.md section 22), the 128-column
-  // kernel 16 (and 7 through the reductions).
+  // call in 8,000 on an H100 (bench/NOTES.md section 22); the 128-column
+  // register kernel 16 and 7 in two runs there, the 128-column reduction
+  // kernel 7 in section 21.
   ScopedEnv blockN("DGEMM_BLOCK_N", "128");
   int64_t failures = 0;
   for (float sfVal : {1.0f, 1e-4f, 1e-8f, 1e-30f}) {

@@ -127,6 +127,9 @@ std::vector<GemmCase> gemmCases() {
       {"RaggedEdges", 388, 260, {128, 256, 0}, true, 0, -1, -1, 0, -1, 0},
       {"RaggedEdgesSeparateC", 388, 260, {128, 256, 0}, false, 0, -1, -1, 0,
        -1, 0},
+      // The reduction epilogue (forced) with B's rows in order.
+      {"RaggedEdgesReduction", 388, 260, {128, 256, 0}, true, 0, 8, -1, 0, -1,
+       0},
       // The in-place kernel (chosen: 8 of the 33 K blocks are in groups of
       // at most 8) on the large tiles, with an empty group and a short one.
       {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1152}, true},

@@ -491,9 +491,9 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // long tiles (bench/NOTES.md, section 9).
   //
   // Shorter still, the register epilogue (loading c, which is d) beats the
-  // reductions: on an H100, groups of 1-6 blocks ran 1-6% faster with it
-  // than with the reduction kernel, 7 blocks tied and 8 blocks ran 1-10%
-  // slower (bench/NOTES.md sections 21 and 22, two calls each, both
+  // reductions: on an H100, groups of 1-6 blocks ran up to 6% faster with
+  // it than with the reduction kernel (one shape of 5 blocks 0.7% slower),
+  // 7 blocks tied and 8 blocks ran 1-10% slower (bench/NOTES.md sections 21 and 22, two calls each, both
   // orders); on the H200 the seed shape (groups of 1-2 blocks) ran 1.2%
   // faster with it (section 19). So a call whose groups of at most
   // kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks keeps

@@ -953,6 +953,8 @@ TEST(Select, NarrowTilesForShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 64);
   p.ks = {768, 1024, 1024, 0}; // 6 of 22, all 22 of at most 8
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
+  p.ks = {1024, 1024, 2048, 0}; // 16 of 32 of at most 8: exactly half
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
   p.ks = {768, 1024, 2048, 0}; // 14 of 30 of at most 8
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 192);
   // Not where 64 columns would pad N more (260 columns: 320 against the
@@ -966,6 +968,11 @@ TEST(Select, NarrowTilesForShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(3, 4096, 260, 256), h200)
                 .entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm64_bn144_s8_r2");
+  // M = 64: the model's one-warpgroup tile stays (a 128-row one would be
+  // half padding), though 64 columns would pad N = 2304 no more.
+  KernelConfig small = selectKGroupedConfig(uniformProblem(4, 64, 2304, 256), h200);
+  EXPECT_EQ(small.blockM, 64);
+  EXPECT_NE(small.blockN, 64) << small.entryName();
 }
 
 TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
@@ -1001,6 +1008,9 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
   p.ks = {768, 768, 640, 1024}; // 6 + 6 + 5 short, 8 not: 17 of 25
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  p.ks = {768, 768, 1536, 0}; // 12 of 24: exactly half
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
   p.ks = {768, 768, 1024, 1024}; // 12 of 28: the reductions
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
   p.ks = {768, 0, 0, 769}; // 6 of 13 (the padded 7): the reductions
