@@ -8,6 +8,7 @@
 #include "dgemm/Heuristics/KernelConfig.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -90,6 +91,16 @@ std::vector<int64_t> effectiveKs(const KGroupedProblem &problem) {
   int64_t k = problem.expectedKPerGroup > 0 ? problem.expectedKPerGroup
                                             : kDefaultKPerGroup;
   return std::vector<int64_t>(std::max(problem.numGroups, 0), k);
+}
+
+/// The 128-deep K blocks (each group's K rounded up) of the groups of at
+/// most `maxBlocks` blocks.
+int64_t blocksInGroupsUpTo(const std::vector<int64_t> &ks, int64_t maxBlocks) {
+  int64_t sum = 0;
+  for (int64_t k : ks)
+    if (int64_t blocks = ceilDiv(k, kBlockK); blocks <= maxBlocks)
+      sum += blocks;
+  return sum;
 }
 
 KernelConfig makeCandidate(int blockM, int blockN, const Target &target) {
@@ -446,6 +457,12 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
       chosen = candidates[i];
       break;
     }
+  // Where the K blocks are: the short-group rules below compare the blocks
+  // of the groups up to a length with all blocks.
+  const std::vector<int64_t> ks = effectiveKs(problem);
+  const int64_t blocks =
+      blocksInGroupsUpTo(ks, std::numeric_limits<int64_t>::max());
+  const int64_t blocksUpTo8 = blocksInGroupsUpTo(ks, kRedEpilogueTileBlocks);
   // Short groups: narrower tiles than the model's. Its per-tile fill charge
   // favours wide tiles, but with groups of a few K blocks each tile is
   // mostly epilogue, and on an H100 the 64-column tile was 2-16% faster than
@@ -457,17 +474,9 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // by where the blocks are, as the epilogue below; only for 128-row tiles
   // and where the narrower tile pads N no more than the chosen one.
   {
-    int64_t blocksUpTo6 = 0, blocksUpTo8 = 0, blocks = 0;
-    for (int64_t k : effectiveKs(problem)) {
-      int64_t b = ceilDiv(k, kBlockK);
-      blocks += b;
-      if (b <= kNarrowTileMaxBlocks)
-        blocksUpTo6 += b;
-      if (b <= kRedEpilogueTileBlocks)
-        blocksUpTo8 += b;
-    }
+    int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
     int narrow = 0;
-    if (blocksUpTo6 > 0 && 2 * blocksUpTo6 >= blocks)
+    if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
     else if (blocksUpTo8 > 0 && 2 * blocksUpTo8 >= blocks)
       narrow = 128;
@@ -493,22 +502,16 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // Shorter still, the register epilogue (loading c, which is d) beats the
   // reductions: on an H100, groups of 1-6 blocks ran up to 6% faster with
   // it than with the reduction kernel (one shape of 5 blocks 0.7% slower),
-  // 7 blocks tied and 8 blocks ran 1-10% slower (bench/NOTES.md sections 21 and 22, two calls each, both
-  // orders); on the H200 the seed shape (groups of 1-2 blocks) ran 1.2%
-  // faster with it (section 19). So a call whose groups of at most
+  // 7 blocks tied and 8 blocks ran 1-10% slower (bench/NOTES.md sections
+  // 21 and 22, two calls each, both orders); on the H200 the seed shape
+  // (groups of 1-2 blocks) ran 1.2% faster with it (section 19). So a call whose groups of at most
   // kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks keeps
   // the register epilogue.
   if (problem.inPlace) {
-    int64_t registerBlocks = 0, shortBlocks = 0, longBlocks = 0;
-    for (int64_t k : effectiveKs(problem)) {
-      int64_t blocks = ceilDiv(k, kBlockK);
-      if (blocks <= kRegisterEpilogueMaxBlocks)
-        registerBlocks += blocks;
-      (blocks <= kRedEpilogueTileBlocks ? shortBlocks : longBlocks) += blocks;
-    }
-    if (registerBlocks > 0 && 2 * registerBlocks >= shortBlocks + longBlocks) {
+    int64_t registerBlocks = blocksInGroupsUpTo(ks, kRegisterEpilogueMaxBlocks);
+    if (registerBlocks > 0 && 2 * registerBlocks >= blocks) {
       // The register epilogue, as with a separate c.
-    } else if (shortBlocks > 0 && shortBlocks >= longBlocks) {
+    } else if (blocksUpTo8 > 0 && 2 * blocksUpTo8 >= blocks) {
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
     } else {
       chosen.inPlaceOnly = 1;
@@ -536,10 +539,6 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // every such shape. Short groups make the epilogue a larger share of each
   // tile. The overlap needs a next tile: at least two per SM.
   if (chosen.inPlaceOnly && chosen.blockM == 128) {
-    std::vector<int64_t> ks = effectiveKs(problem);
-    int64_t blocks = 0;
-    for (int64_t k : ks)
-      blocks += ceilDiv(k, kBlockK);
     KernelConfig parked = chosen;
     parked.blockN = 128;
     parked.park = 1;
