@@ -39,10 +39,12 @@ def main() -> int:
     parser.add_argument("bundles", nargs="+")
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--shapes", default="",
-                        help="comma-separated G:M:N:K (K per group, all groups equal), 'seed' "
-                             "(the bug report's shape with bench.py's K per group) or 'large' "
-                             "(bench.py's other shapes, its K per group), to time instead of "
-                             "bench.py's shapes")
+                        help="comma-separated shapes to time instead of bench.py's: G:M:N:K "
+                             "(K per group, all groups equal), G:M:N:K1/K2/... (one K per "
+                             "group, G of them), G:M:N:~K (each K drawn as expected K x "
+                             "U(0.7, 1.3) rounded up to 128, fixed seed), 'seed' (the bug "
+                             "report's shape with bench.py's K per group) or 'large' "
+                             "(bench.py's other shapes, its K per group)")
     parser.add_argument("--separate-c", action="store_true",
                         help="d = c + sum with c other than d (default: accumulate into d in place)")
     args = parser.parse_args()
@@ -84,8 +86,10 @@ def main() -> int:
             if spec == "large":
                 shapes.extend(bench.make_shapes(False)[1:])
                 continue
-            g, m, n, k = (int(v) for v in spec.split(":"))
-            shapes.append(bench.Shape("given", m, n, [k] * g, None, None, ""))
+            try:
+                shapes.append(bench.parse_shape(spec))
+            except ValueError as e:
+                parser.error(f"--shapes: {e}")
     else:
         shapes = bench.make_shapes(False)
     oracle = None
@@ -98,6 +102,8 @@ def main() -> int:
         print(f"(no config lookup: {e})")
     for shape in shapes:
         g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
+        if len(set(ks)) > 1 and shape.label != "issue" and shape.label != "seed":
+            print(f"   {shape.name()}: K per group {ks}")
         torch.manual_seed(0)
         xa = torch.randn(sum(ks), m, device="cuda", dtype=torch.bfloat16)
         xb = torch.randn(sum(ks), n, device="cuda", dtype=torch.bfloat16)
@@ -112,6 +118,15 @@ def main() -> int:
         for var in override_vars:
             os.environ.pop(var, None)
         config = oracle.entry(m, n, ks, in_place=not args.separate_c) if oracle else "?"
+        # The kernel each bundle's overrides lead to (the oracle reads the environment).
+        if oracle is not None:
+            for (path, env), name in zip(specs, names):
+                if path is None or not env:
+                    continue
+                os.environ.update(env)
+                print(f"   {name} -> {oracle.entry(m, n, ks, in_place=not args.separate_c)}")
+                for var in env:
+                    os.environ.pop(var, None)
 
         if peer is not None:
             code, desc = peer.config(ks, m, n)

@@ -161,6 +161,45 @@ def draw_ks(g: int, m: int, n: int, attempt: int) -> List[int]:
     return [-(-int(exp_k * rng.uniform(0.7, 1.3)) // BLOCK_K) * BLOCK_K for _ in range(g)]
 
 
+def parse_shape(spec: str) -> Shape:
+    """G:M:N:K, G:M:N:K1/K2/... or G:M:N:~K (bench/ab.py --shapes); ValueError names what is wrong."""
+    fields = spec.split(":")
+    if len(fields) != 4:
+        raise ValueError(f"shape {spec!r}: expected G:M:N:K")
+    try:
+        g, m, n = (int(v) for v in fields[:3])
+    except ValueError:
+        raise ValueError(f"shape {spec!r}: G, M and N must be integers") from None
+    if g < 1 or m < 1 or n < 1:
+        raise ValueError(f"shape {spec!r}: G, M and N must be positive")
+    k = fields[3]
+    try:
+        if k.startswith("~"):
+            expected = int(k[1:])
+            rng = random.Random(f"dgemm-ab:{g}:{m}:{n}:{expected}")
+            ks = [-(-int(expected * rng.uniform(0.7, 1.3)) // BLOCK_K) * BLOCK_K
+                  for _ in range(g)]
+            label = f"drawn ~{expected}"
+        elif "/" in k:
+            ks = [int(v) for v in k.split("/")]
+            if len(ks) != g:
+                raise ValueError(f"shape {spec!r}: {len(ks)} K values for G = {g} groups")
+            label = "given ks"
+        else:
+            ks = [int(k)] * g
+            label = "given"
+    except ValueError as e:
+        if str(e).startswith("shape "):
+            raise
+        raise ValueError(f"shape {spec!r}: K must be an integer, K1/K2/... or ~K") from None
+    if any(v < 0 or v % BLOCK_K for v in ks):
+        raise ValueError(f"shape {spec!r}: every K must be a non-negative multiple of "
+                         f"{BLOCK_K}")
+    if sum(ks) == 0:
+        raise ValueError(f"shape {spec!r}: the groups' K sum to 0")
+    return Shape(label, m, n, ks, None, None, "")
+
+
 def make_shapes(quick: bool) -> List[Shape]:
     shapes = [Shape("seed", 2048, 2048, SEED_KS, SEED_REFERENCE_TFLOPS, sum(SEED_KS),
                     "bug report's ks")]

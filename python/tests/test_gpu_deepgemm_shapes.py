@@ -7,7 +7,8 @@ of bf16 normals; c is separate from d (d starts as NaN, so an unwritten element
 shows). Passing means DeepGEMM's metric 1 - 2 sum(x*y) / sum(x*x + y*y) < 1e-3
 against the FP32 reference of the scaled FP8 products (dgemm.k_grouped_reference)
 and against the unquantized bf16 product (DeepGEMM's own reference), and an
-empty group's d equal to its c bit for bit.
+empty group's d equal to its c bit for bit (a third of that c is -0.0, which
+c + 0 would turn into +0.0), with a separate c and in place.
 """
 
 import random
@@ -51,6 +52,9 @@ def test_k_grouped_matches_reference(num_groups, m, n, expected_k, empty_group, 
     a = dgemm.make_k_grouped_operand(x_a, ks)
     b = dgemm.make_k_grouped_operand(x_b, ks)
     c = torch.randn(num_groups, m, n, device="cuda") * 32
+    if empty is not None:
+        # -0.0 tells a copy of c from c + 0 (+0.0).
+        c[empty].view(-1)[::3] = -0.0
     d = torch.full_like(c, float("nan"))
     ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
 
@@ -68,3 +72,11 @@ def test_k_grouped_matches_reference(num_groups, m, n, expected_k, empty_group, 
     assert diff < 1e-3, f"ks={ks}: calc_diff vs unquantized product {diff:.3e}"
     if empty is not None:
         assert same_bits(d[empty], c[empty]), f"ks={ks}: empty group {empty} is not c"
+        # In place (c is d), as the wgrad accumulates: the same sums, and the
+        # empty group left as it was.
+        d_in_place = c.clone()
+        dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d_in_place, ks, ks_tensor, c=d_in_place)
+        diff = calc_diff(d_in_place, reference)
+        assert diff < 1e-3, f"ks={ks}: in place, calc_diff vs FP8 reference {diff:.3e}"
+        assert same_bits(d_in_place[empty], c[empty]), \
+            f"ks={ks}: in place, empty group {empty} is not c"

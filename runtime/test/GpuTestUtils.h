@@ -132,7 +132,8 @@ struct HostProblem {
 };
 
 /// Random FP8 operands (|values| in [0.25, 3.75]), scales in [1/16, 3/16),
-/// c uniform in [-1, 1) unless `zeroC`; fully determined by `seed`.
+/// c uniform in [-1, 1) unless `zeroC` (every third element of an empty
+/// group -0.0); fully determined by `seed`.
 HostProblem makeRandomProblem(int64_t m, int64_t n, std::vector<int32_t> ks,
                               uint64_t seed, bool zeroC = false);
 

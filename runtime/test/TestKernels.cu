@@ -171,7 +171,8 @@ dgemm_reference_kgrouped(const __grid_constant__ CUtensorMap tmA,
       unsigned m = m0 + i / bn, n = n0 + i % bn;
       if (m < M && n < N) {
         size_t at = ((size_t)g * M + m) * N + n;
-        d[at] = c[at] + acc[i];
+        // An empty group copies c: c + 0 would turn -0.0 into +0.0.
+        d[at] = kg == 0 ? c[at] : c[at] + acc[i];
       }
     }
     __syncthreads();

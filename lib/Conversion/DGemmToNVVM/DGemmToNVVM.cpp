@@ -1381,6 +1381,9 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   struct Chunk {
     std::function<Value(OpBuilder &)> offset, inBounds, sum;
   };
+  // False while the copy of an empty tile is built: c is stored to d as it
+  // was loaded, without the sums (see below).
+  bool addSums = true;
   auto addChunks = [&](OpBuilder &t, bool guarded, int64_t width,
                        int64_t count, function_ref<Chunk(int64_t)> chunkAt,
                        bool sumBeforeGuard) {
@@ -1402,15 +1405,17 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
     }
     for (int64_t k = 0; k < count; ++k) {
       Chunk chunk = chunkAt(k);
-      Value out = sumBeforeGuard ? chunk.sum(t) : Value();
+      Value out = sumBeforeGuard && addSums ? chunk.sum(t) : Value();
       OpBuilder sb = t;
       if (guarded)
         sb = t.create<scf::IfOp>(loc, oks[k], /*withElseRegion=*/false)
                  .getThenBodyBuilder();
-      if (!out)
+      if (!out && addSums)
         out = chunk.sum(sb);
-      sb.create<LLVM::StoreOp>(loc, sb.create<LLVM::FAddOp>(loc, cs[k], out),
-                               ptrAt(sb, KernelOp::PtrD, offs[k]), align);
+      Value to = ptrAt(sb, KernelOp::PtrD, offs[k]);
+      Value value = addSums ? sb.create<LLVM::FAddOp>(loc, cs[k], out).getResult()
+                            : cs[k];
+      sb.create<LLVM::StoreOp>(loc, value, to, align);
     }
   };
   // Quad-ordered B: chunk (i, g) is row half i's 4 columns col0 + 16g.
@@ -1467,15 +1472,52 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
         /*sumBeforeGuard=*/false);
   };
   // Whether c and d are the same tensor (accumulate in place).
+  // Built once, where it is first asked for: every later use is nested
+  // below that point.
+  Value sameCD;
   auto inPlaceCond = [&]() -> Value {
+    if (sameCD)
+      return sameCD;
     auto asInt = [&](KernelOp::Arg ptr) {
       return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(ptr))
           .getResult();
     };
-    return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                  asInt(KernelOp::PtrC),
-                                  asInt(KernelOp::PtrD));
+    sameCD = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                    asInt(KernelOp::PtrC),
+                                    asInt(KernelOp::PtrD));
+    return sameCD;
   };
+  // A tile without K blocks (a group with K = 0) has nothing to add: in
+  // place, d already is c and the tile touches nothing; with a separate c it
+  // copies c to d as loaded. d stays bitwise c either way (c + 0 would turn
+  // -0.0 into +0.0), and an in-place call does not move an empty group's
+  // output through the SMs at all. The in-place kernel already skips such
+  // tiles (below); where the block count is not known here, every tile
+  // takes the paths below.
+  if (!inPlaceOnly && !perChunkEpilogue) {
+    if (Value tb = tileBlocks(op.getSums(), op.getBlocks())) {
+      Value separateC = b.create<arith::XOrIOp>(
+          loc, inPlaceCond(),
+          b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1));
+      auto empty = b.create<scf::IfOp>(
+          loc,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tb,
+                                  i32(b, loc, 0)),
+          /*withElseRegion=*/true);
+      OpBuilder eb = empty.getThenBodyBuilder();
+      auto copy =
+          eb.create<scf::IfOp>(loc, separateC, /*withElseRegion=*/false);
+      OpBuilder cb = copy.getThenBodyBuilder();
+      auto full = cb.create<scf::IfOp>(loc, interior, /*withElseRegion=*/true);
+      addSums = false;
+      OpBuilder ct = full.getThenBodyBuilder();
+      batched(ct, /*guarded=*/false);
+      OpBuilder ce = full.getElseBodyBuilder();
+      batched(ce, /*guarded=*/true);
+      addSums = true;
+      b.setInsertionPoint(empty.elseBlock()->getTerminator());
+    }
+  }
   // In place (c == d): TMA reduce-add through shared memory; the register
   // path below stays for a separate c.
   if (tmaReduceEpilogue) {

@@ -93,12 +93,35 @@
 // CHECK: llvm.intr.fma
 
 // The epilogue tests the whole tile once (block_m / block_n against M / N).
-// An interior tile issues all 32 C loads of the thread before the first add
-// and store; an edge tile clamps the address of an out-of-range chunk's load
-// (arith.select) and guards only the store.
+// A tile without K blocks (an empty group) adds nothing: in place (c == d) it
+// touches nothing, with a separate c it copies c to d as loaded, without an
+// add (c + 0 would turn -0.0 into +0.0).
 // CHECK: arith.cmpi ule
 // CHECK: arith.cmpi ule
-// CHECK: scf.if
+// CHECK: %[[INTERIOR:.+]] = arith.andi
+// CHECK: %[[SAME:.+]] = llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
+// CHECK-NEXT: %[[SEPARATE:.+]] = arith.xori %[[SAME]], %true : i1
+// CHECK-NEXT: %[[EMPTY:.+]] = arith.cmpi eq, %{{.+}}, %{{.+}} : i32
+// CHECK-NEXT: scf.if %[[EMPTY]] {
+// CHECK-NEXT: scf.if %[[SEPARATE]] {
+// CHECK-NEXT: scf.if %[[INTERIOR]] {
+// CHECK-COUNT-32: llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NOT: llvm.fadd
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>{{$}}
+// CHECK-NOT: llvm.fadd
+// CHECK: } else {
+// CHECK-NOT: llvm.fadd
+// CHECK: arith.select
+// CHECK-COUNT-32: llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NOT: llvm.fadd
+// CHECK: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>{{$}}
+// CHECK-NOT: llvm.fadd
+// CHECK: } else {
+// Every other tile: an interior tile issues all 32 C loads of the thread
+// before the first add and store; an edge tile clamps the address of an
+// out-of-range chunk's load (arith.select) and guards only the store.
+// CHECK-NEXT: scf.if %[[INTERIOR]] {
 // CHECK-COUNT-32: llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>
 // CHECK-NOT: llvm.load
 // CHECK: llvm.fadd
@@ -132,13 +155,19 @@ dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
 
 // red-epilogue with red-epilogue-max-blocks: the reductions run only when c
 // is d and the tile's block count (the block loop's bound) is 1 to 8: blocks
-// - 1 < 8 unsigned, so a tile without blocks keeps the register path.
+// - 1 < 8 unsigned. A tile without blocks is handled before: in place it
+// touches nothing, with a separate c it copies c.
 // REDMAX-DAG: %[[ONE:.+]] = llvm.mlir.constant(1 : i32) : i32
 // REDMAX-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
 // REDMAX: %[[D:.+]] = llvm.ptrtoint %arg7 : !llvm.ptr<1> to i64
 // REDMAX-NEXT: %[[C:.+]] = llvm.ptrtoint %arg8 : !llvm.ptr<1> to i64
 // REDMAX-NEXT: %[[SAME:.+]] = llvm.icmp "eq" %[[C]], %[[D]] : i64
-// REDMAX-NEXT: %[[LESS:.+]] = arith.subi %{{.+}}, %[[ONE]] : i32
+// REDMAX-NEXT: %[[SEPARATE:.+]] = arith.xori %[[SAME]], %true : i1
+// REDMAX-NEXT: %[[EMPTY:.+]] = arith.cmpi eq, %[[BLOCKS:.+]], %{{.+}} : i32
+// REDMAX-NEXT: scf.if %[[EMPTY]] {
+// REDMAX-NEXT: scf.if %[[SEPARATE]] {
+// REDMAX-NOT: red.global.add
+// REDMAX: %[[LESS:.+]] = arith.subi %[[BLOCKS]], %[[ONE]] : i32
 // REDMAX-NEXT: %[[SHORT:.+]] = arith.cmpi ult, %[[LESS]], %[[EIGHT]] : i32
 // REDMAX-NEXT: %[[RED:.+]] = arith.andi %[[SAME]], %[[SHORT]] : i1
 // REDMAX-NEXT: scf.if %[[RED]] {

@@ -20,8 +20,15 @@
 // CHECK: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8(
 // CHECK-DAG: %[[ONE:.+]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
+// A tile without K blocks takes neither path: in place it touches nothing,
+// with a separate c it copies c (see dgemm-to-nvvm.mlir).
 // CHECK: %[[SAME:.+]] = llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
-// CHECK-NEXT: %[[LESS:.+]] = arith.subi %{{.+}}, %[[ONE]] : i32
+// CHECK-NEXT: %[[SEPARATE:.+]] = arith.xori %[[SAME]], %true : i1
+// CHECK-NEXT: %[[EMPTY:.+]] = arith.cmpi eq, %[[BLOCKS:.+]], %{{.+}} : i32
+// CHECK-NEXT: scf.if %[[EMPTY]] {
+// CHECK-NEXT: scf.if %[[SEPARATE]] {
+// CHECK-NOT: red.global.add
+// CHECK: %[[LESS:.+]] = arith.subi %[[BLOCKS]], %[[ONE]] : i32
 // CHECK-NEXT: %[[SHORT:.+]] = arith.cmpi ult, %[[LESS]], %[[EIGHT]] : i32
 // CHECK-NEXT: %[[RED:.+]] = arith.andi %[[SAME]], %[[SHORT]] : i1
 // CHECK-NEXT: scf.if %[[RED]] {
@@ -37,7 +44,7 @@
 // The red-epilogue option, when given, sets the bound instead.
 // OPTION-DAG: %[[THREE:.+]] = llvm.mlir.constant(3 : i32) : i32
 // OPTION: llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
-// OPTION-NEXT: %[[LESS:.+]] = arith.subi
+// OPTION: %[[LESS:.+]] = arith.subi
 // OPTION-NEXT: arith.cmpi ult, %[[LESS]], %[[THREE]] : i32
 // OPTION: red.global.add.v2.f32
 // red-vector-width=4: per 8-column group, each lane swaps two elements with

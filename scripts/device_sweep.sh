@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The heuristics' sweeps on the GPU machine: interleaved bench/ab.py calls that
+# time the runtime's choice against forced alternatives (tile width, epilogue,
+# raster band), on the shapes the rules in docs/Heuristics.md were set from and
+# on groups of mixed length. Builds the runtime first; one log per sweep.
+#   scripts/device_sweep.sh BUNDLE_DIR [SWEEP ...]
+# SWEEPs (default: all, in this order):
+#   short      tile width and epilogue on uniform short groups (NOTES section 22)
+#   short-rev  the same bundles in the reverse order
+#   short-sep  the same with a separate c
+#   mixed      groups of mixed length: the rules count blocks, so a call follows
+#              the majority of its blocks
+#   band       the raster band on the large shapes (NOTES sections 20-21)
+# Environment: OUT (logs, default /tmp/dgemm-sweep), DGEMM_RT_BUILD (default
+# /tmp/rt), ROUNDS (default 30), SWEEP_TIMEOUT (seconds per ab.py call,
+# default 240).
+set -u
+bundle=${1:?bundle directory}; shift
+sweeps=${*:-short short-rev short-sep mixed band}
+OUT=${OUT:-/tmp/dgemm-sweep}; mkdir -p "$OUT"
+BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
+rounds=${ROUNDS:-30}
+CC=/usr/bin/gcc CXX=/usr/bin/g++ cmake -G Ninja -S runtime -B "$BUILD" \
+  -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+  cmake --build "$BUILD" >>"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null || echo unknown)
+echo "card: $card" | tee "$OUT/card.txt"
+
+B=$bundle
+short_shapes=seed,8:2048:2048:256,32:4096:2048:256,16:4096:4096:512,4:4096:4096:640,16:7168:2048:768,8:4096:2048:896,8:4096:2048:1024
+# Mixed lengths: drawn around 5-8 and 6-11 blocks (straddling the rules' 6 and 8),
+# around 3-5 blocks, a skewed call whose blocks sit mostly in two long groups,
+# one whose short groups hold most blocks, and one with empty groups.
+mixed_shapes=8:4096:2048:~768,8:4096:4096:~1024,16:7168:2048:~1024,32:4096:2048:~512
+mixed_shapes+=,8:4096:4096:128/128/256/256/512/1024/4096/8192
+mixed_shapes+=,16:4096:4096:256/256/256/256/256/256/256/256/256/256/256/256/2048/2048/2048/2048
+mixed_shapes+=,8:4096:2048:0/0/1024/1024/0/2048/512/512
+
+ab() {   # ab LOG ARGS...
+  local log=$1; shift
+  echo "=== bench/ab.py $*" >> "$OUT/$log"
+  PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
+    timeout "${SWEEP_TIMEOUT:-240}" python3 bench/ab.py "$@" >> "$OUT/$log" 2>&1
+  local r=$?
+  echo "=== exit $r" >> "$OUT/$log"
+  echo "$log: exit $r"
+  return $r
+}
+
+rc=0
+for s in $sweeps; do
+  case $s in
+    short) ab short.log "$B" "$B@DGEMM_BLOCK_N=64" "$B@DGEMM_BLOCK_N=128" \
+             "$B@DGEMM_BLOCK_N=192" "$B@DGEMM_RED_MAX_BLOCKS=0" "$B@DGEMM_RED_MAX_BLOCKS=8" \
+             --shapes "$short_shapes" --rounds "$rounds" || rc=1 ;;
+    short-rev) ab short-rev.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_RED_MAX_BLOCKS=0" \
+                 "$B@DGEMM_BLOCK_N=192" "$B@DGEMM_BLOCK_N=128" "$B@DGEMM_BLOCK_N=64" \
+                 --shapes "$short_shapes" --rounds "$rounds" || rc=1 ;;
+    short-sep) ab short-sep.log "$B" "$B@DGEMM_BLOCK_N=64" "$B@DGEMM_BLOCK_N=128" \
+                 "$B@DGEMM_BLOCK_N=192" --separate-c \
+                 --shapes "$short_shapes" --rounds "$rounds" || rc=1 ;;
+    mixed) ab mixed.log "$B" "$B@DGEMM_BLOCK_N=64" "$B@DGEMM_BLOCK_N=128" \
+             "$B@DGEMM_BLOCK_N=192" "$B@DGEMM_RED_MAX_BLOCKS=0" "$B@DGEMM_RED_MAX_BLOCKS=8" \
+             "$B@DGEMM_IN_PLACE_ONLY=1" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" \
+             --shapes "$mixed_shapes" --rounds "$rounds" || rc=1 ;;
+    band) ab band.log "$B" "$B@DGEMM_RASTER_BAND=0" "$B@DGEMM_RASTER_BAND=8" \
+            "$B@DGEMM_RASTER_BAND=16" --shapes large --rounds 20 || rc=1 ;;
+    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band)"; rc=1 ;;
+  esac
+done
+grep -h '^(' "$OUT"/*.log > "$OUT/rows.txt" 2>/dev/null
+exit $rc
