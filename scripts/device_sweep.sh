@@ -11,12 +11,15 @@
 #   mixed      groups of mixed length: the rules count blocks, so a call follows
 #              the majority of its blocks
 #   band       the raster band on the large shapes (NOTES sections 20-21)
+#   park       in place at 9-16 blocks per group, where the rules choose the
+#              parked kernel: against the register and reduction epilogues
+#   park-rev   the same bundles in the reverse order
 # Environment: OUT (logs, default /tmp/dgemm-sweep), DGEMM_RT_BUILD (default
 # /tmp/rt), ROUNDS (default 30), SWEEP_TIMEOUT (seconds per ab.py call,
 # default 240).
 set -u
 bundle=${1:?bundle directory}; shift
-sweeps=${*:-short short-rev short-sep mixed band}
+sweeps=${*:-short short-rev short-sep mixed band park park-rev}
 OUT=${OUT:-/tmp/dgemm-sweep}; mkdir -p "$OUT"
 BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
 rounds=${ROUNDS:-30}
@@ -35,6 +38,11 @@ mixed_shapes=8:4096:2048:~768,8:4096:4096:~1024,16:7168:2048:~1024,32:4096:2048:
 mixed_shapes+=,8:4096:4096:128/128/256/256/512/1024/4096/8192
 mixed_shapes+=,16:4096:4096:256/256/256/256/256/256/256/256/256/256/256/256/2048/2048/2048/2048
 mixed_shapes+=,8:4096:2048:0/0/1024/1024/0/2048/512/512
+
+park_shapes=8:4096:4096:1152,8:4096:4096:1280,8:4096:4096:1408,8:4096:4096:1536
+park_shapes+=,4:4096:4096:1280,4:4096:4096:1536,8:4096:4096:2048
+park_shapes+=,8:7168:2048:1280,8:7168:2048:1536,8:4096:7168:1280,8:4096:7168:1536
+park_shapes+=,16:4096:4096:~1280,16:7168:2048:~1536
 
 ab() {   # ab LOG ARGS...
   local log=$1; shift
@@ -65,7 +73,15 @@ for s in $sweeps; do
              --shapes "$mixed_shapes" --rounds "$rounds" || rc=1 ;;
     band) ab band.log "$B" "$B@DGEMM_RASTER_BAND=0" "$B@DGEMM_RASTER_BAND=8" \
             "$B@DGEMM_RASTER_BAND=16" --shapes large --rounds 20 || rc=1 ;;
-    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band)"; rc=1 ;;
+    park) ab park.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0" "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" \
+            "$B@DGEMM_RED_MAX_BLOCKS=8" \
+            "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" --shapes "$park_shapes" \
+            --rounds "$rounds" || rc=1 ;;
+    park-rev) ab park-rev.log "$B" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" \
+                "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" \
+                "$B@DGEMM_RED_MAX_BLOCKS=0" \
+                --shapes "$park_shapes" --rounds "$rounds" || rc=1 ;;
+    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev)"; rc=1 ;;
   esac
 done
 grep -h '^(' "$OUT"/*.log > "$OUT/rows.txt" 2>/dev/null
