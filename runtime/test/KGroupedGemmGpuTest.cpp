@@ -130,9 +130,10 @@ std::vector<GemmCase> gemmCases() {
       // The reduction epilogue (forced) with B's rows in order.
       {"RaggedEdgesReduction", 388, 260, {128, 256, 0}, true, 0, 8, -1, 0, -1,
        0},
-      // The in-place kernel (chosen: 8 of the 33 K blocks are in groups of
-      // at most 8) on the large tiles, with an empty group and a short one.
-      {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1152}, true},
+      // The in-place kernel, parked (chosen: 8 of the 36 K blocks are in
+      // groups of at most 11), with an empty group and a short one.
+      {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1536}, true, 0, -1, -1, 0,
+       -1, -1, -1, 1},
       // The in-place kernel forced on short tiles (their c prefetched), on
       // ragged edges and with one math warpgroup.
       {"SeedShapesInPlaceKernel", 2048, 2048, {256, 128, 128, 256}, true, 0,

@@ -507,12 +507,23 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // (groups of 1-2 blocks) ran 1.2% faster with it (section 19). So a call whose groups of at most
   // kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks keeps
   // the register epilogue.
+  //
+  // Longer, up to 11 blocks, the register epilogue beats the in-place kernel
+  // and its parked form: on an H100, 4-13% faster than the park at 9-11
+  // blocks (six uniform shapes of 4096 x 4096, 7168 x 2048 and 4096 x 7168,
+  // and a call drawn at 8-13 blocks), 1.5-5% slower at 12 and 7% at 16
+  // (bench/NOTES.md section 23, both orders). The park's time per tile is
+  // flat from 9 to 12 blocks there: its epilogue, not the block loop, bounds
+  // it, and the register epilogue's exposed epilogue costs less.
   if (problem.inPlace) {
     int64_t registerBlocks = blocksInGroupsUpTo(ks, kRegisterEpilogueMaxBlocks);
+    int64_t notParkedBlocks = blocksInGroupsUpTo(ks, kRegisterOverParkMaxBlocks);
     if (registerBlocks > 0 && 2 * registerBlocks >= blocks) {
       // The register epilogue, as with a separate c.
     } else if (blocksUpTo8 > 0 && 2 * blocksUpTo8 >= blocks) {
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
+    } else if (notParkedBlocks > 0 && 2 * notParkedBlocks >= blocks) {
+      // The register epilogue again.
     } else {
       chosen.inPlaceOnly = 1;
     }

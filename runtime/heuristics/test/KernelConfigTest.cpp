@@ -1029,8 +1029,29 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
   p.ks = {1024, 128, 1152, 0}; // 8 + 1 short, 9 long: a tie reduces
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
-  // Otherwise in place: the in-place kernel.
-  p.ks = {1024, 0, 1152, 0}; // 8 short, 9 long
+  // Else the register epilogue again while groups of up to 11 padded blocks
+  // hold at least half of all blocks.
+  p.ks = {1024, 0, 1152, 0}; // 8 + 9 of 17
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  p = uniformProblem(8, 4096, 4096, 128 * kRegisterOverParkMaxBlocks);
+  p.inPlace = true;
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).park, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).clusterM, 2); // as with a separate c
+  p.ks = {1408, 1408, 1536, 0, 0, 0, 0, 0}; // 22 of 34
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  // Otherwise in place: the in-place kernel (parked where it fits).
+  p.ks = {1408, 1408, 1536, 1536, 0, 0, 0, 0}; // 22 of 46
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  p = uniformProblem(8, 4096, 4096, 128 * (kRegisterOverParkMaxBlocks + 1));
+  p.inPlace = true;
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).park, 1);
+  p = uniformProblem(4, 4096, 4096, 1024);
+  p.inPlace = true;
+  p.ks = {1024, 0, 1536, 0}; // 8 short, 12 long
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
   p.ks = {0, 0, 0, 0}; // nothing to reduce

@@ -172,6 +172,11 @@ inline constexpr int kRedEpilogueTileBlocks = 8;
 /// register epilogue than with the reductions (see selectKGroupedConfig).
 inline constexpr int kRegisterEpilogueMaxBlocks = 6;
 
+/// In place, groups of at most this many K blocks (and more than
+/// kRedEpilogueTileBlocks) are faster with the register epilogue than with
+/// the in-place or parked kernel (see selectKGroupedConfig).
+inline constexpr int kRegisterOverParkMaxBlocks = 11;
+
 /// Groups of at most this many K blocks run faster on 64-column tiles, and
 /// those of at most kRedEpilogueTileBlocks on 128-column ones, than on the
 /// model's wider choice (see selectKGroupedConfig).
@@ -188,8 +193,9 @@ inline constexpr int kNarrowTileMaxBlocks = 6;
 /// the reduction epilogue for short tiles (redMaxBlocks =
 /// kRedEpilogueTileBlocks) when the groups of 1 to kRedEpilogueTileBlocks
 /// blocks, whose tiles take it, hold at least as many blocks as the longer
-/// groups, whose tiles do not; otherwise the in-place kernel
-/// (inPlaceOnly = 1). Then
+/// groups, whose tiles do not; else the register epilogue again when the
+/// groups of 1 to kRegisterOverParkMaxBlocks blocks hold at least half of all
+/// blocks; otherwise the in-place kernel (inPlaceOnly = 1). Then
 /// cluster_m = 2 (B multicast across CTA pairs) when the m-block count is
 /// even, N >= 4096 and the kernel is not an in-place one. An in-place
 /// kernel with 128-row tiles parks its tiles (park = 1, 128 columns, the
