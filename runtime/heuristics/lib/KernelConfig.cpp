@@ -472,13 +472,18 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // columns were slower (bench/NOTES.md section 22; on the H200, section 7
   // found 96 and 160 columns faster than 192 on short groups too). Decided
   // by where the blocks are, as the epilogue below; only for 128-row tiles
-  // and where the narrower tile pads N no more than the chosen one.
+  // and where the narrower tile pads N no more than the chosen one. Up to
+  // kRegisterOverParkMaxBlocks blocks, where in place the register epilogue
+  // replaces the park below, 128 columns too: there the 192-column register
+  // kernel was 0-3% faster than the park and the 128-column one 3-13%
+  // (section 23).
   {
     int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
+    int64_t upTo11 = blocksInGroupsUpTo(ks, kRegisterOverParkMaxBlocks);
     int narrow = 0;
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
-    else if (blocksUpTo8 > 0 && 2 * blocksUpTo8 >= blocks)
+    else if (upTo11 > 0 && 2 * upTo11 >= blocks)
       narrow = 128;
     if (narrow > 0 && chosen.blockM == 128 && chosen.blockN > narrow &&
         ceilDiv(problem.n, narrow) * narrow <=

@@ -907,13 +907,13 @@ TEST(Select, SmallMUsesOneMathWarpgroup) {
 }
 
 TEST(Select, PicksTheModelledBest) {
-  // Whatever is chosen for groups of more than 8 K blocks (shorter ones
+  // Whatever is chosen for groups of more than 11 K blocks (shorter ones
   // narrow the tile, below) is within the tie tolerance (1%) of every
   // candidate.
   Target h200;
   for (KGroupedProblem p :
-       {uniformProblem(4, 4096, 7168, 8192), uniformProblem(3, 768, 1536, 1152),
-        uniformProblem(64, 256, 7168, 1280)}) {
+       {uniformProblem(4, 4096, 7168, 8192), uniformProblem(3, 768, 1536, 1536),
+        uniformProblem(64, 256, 7168, 1664)}) {
     KernelConfig chosen = selectKGroupedConfig(p, h200);
     double chosenUs = estimateKGroupedMakespanUs(p, chosen, h200);
     EXPECT_NE(chosen.blockM, 192) << "three warpgroups are never selected";
@@ -942,12 +942,19 @@ TEST(Select, NarrowTilesForShortGroups) {
             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 896), h200).blockN,
             128);
-  // Longer groups keep the model's width.
+  // 9-11 blocks: at most 128 columns too.
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 1152), h200)
+                .blockN,
+            128);
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 4096, 1408), h200)
+                .entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_q");
+  // Longer groups keep the model's width.
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 1536), h200)
                 .blockN,
             192);
   // By blocks: half of them in groups of at most 6 blocks narrows to 64,
-  // less (with the rest in groups of at most 8) to 128, less again not at all.
+  // less (with half in groups of at most 11) to 128, less again not at all.
   KGroupedProblem p = uniformProblem(4, 4096, 2048, 0);
   p.ks = {768, 768, 1536, 0}; // 12 of 24
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 64);
@@ -955,8 +962,10 @@ TEST(Select, NarrowTilesForShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
   p.ks = {1024, 1024, 2048, 0}; // 16 of 32 of at most 8: exactly half
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
-  p.ks = {768, 1024, 2048, 0}; // 14 of 30 of at most 8
+  p.ks = {768, 1024, 2048, 0}; // 14 of 30 of at most 11
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 192);
+  p.ks = {1152, 1408, 2048, 0}; // 20 of 36 of at most 11
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
   // Not where 64 columns would pad N more (260 columns: 320 against the
   // model's 288; 2160: 2176 against none), and not for one-warpgroup tiles.
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(3, 2048, 260, 256), h200)

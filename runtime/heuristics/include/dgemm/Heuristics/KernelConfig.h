@@ -178,15 +178,15 @@ inline constexpr int kRegisterEpilogueMaxBlocks = 6;
 inline constexpr int kRegisterOverParkMaxBlocks = 11;
 
 /// Groups of at most this many K blocks run faster on 64-column tiles, and
-/// those of at most kRedEpilogueTileBlocks on 128-column ones, than on the
-/// model's wider choice (see selectKGroupedConfig).
+/// those of at most kRegisterOverParkMaxBlocks on 128-column ones, than on
+/// the model's wider choice (see selectKGroupedConfig).
 inline constexpr int kNarrowTileMaxBlocks = 6;
 
 /// The tile with the smallest modelled makespan (see docs/Heuristics.md),
 /// narrowed for short groups: with each group's K rounded up to 128-deep
 /// blocks, a 128-row tile gets 64 columns when the groups of 1 to
 /// kNarrowTileMaxBlocks blocks hold at least half of all blocks, else at most
-/// 128 when those of 1 to kRedEpilogueTileBlocks do (where N is padded no
+/// 128 when those of 1 to kRegisterOverParkMaxBlocks do (where N is padded no
 /// more). In place: the register
 /// epilogue (redMaxBlocks = 0) when the groups of 1 to
 /// kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks; else
