@@ -11,8 +11,9 @@
 #   mixed      groups of mixed length: the rules count blocks, so a call follows
 #              the majority of its blocks
 #   band       the raster band on the large shapes (NOTES sections 20-21)
-#   park       in place at 9-16 blocks per group, where the rules choose the
-#              parked kernel: against the register and reduction epilogues
+#   park       in place at 9-16 blocks per group, around the rules' switch from
+#              the register epilogue (up to 11 blocks) to the parked kernel:
+#              the register, reduction, parked and unparked in-place kernels
 #   park-rev   the same bundles in the reverse order
 # Environment: OUT (logs, default /tmp/dgemm-sweep), DGEMM_RT_BUILD (default
 # /tmp/rt), ROUNDS (default 30), SWEEP_TIMEOUT (seconds per ab.py call,
@@ -44,9 +45,9 @@ park_shapes+=,4:4096:4096:1280,4:4096:4096:1536,8:4096:4096:2048
 park_shapes+=,8:7168:2048:1280,8:7168:2048:1536,8:4096:7168:1280,8:4096:7168:1536
 park_shapes+=,16:4096:4096:~1280,16:7168:2048:~1536
 
-ab() {   # ab LOG ARGS...
+ab() {   # ab LOG ARGS... (LOG is started afresh)
   local log=$1; shift
-  echo "=== bench/ab.py $*" >> "$OUT/$log"
+  echo "=== bench/ab.py $*" > "$OUT/$log"
   PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
     timeout "${SWEEP_TIMEOUT:-240}" python3 bench/ab.py "$@" >> "$OUT/$log" 2>&1
   local r=$?
@@ -69,20 +70,21 @@ for s in $sweeps; do
                  --shapes "$short_shapes" --rounds "$rounds" || rc=1 ;;
     mixed) ab mixed.log "$B" "$B@DGEMM_BLOCK_N=64" "$B@DGEMM_BLOCK_N=128" \
              "$B@DGEMM_BLOCK_N=192" "$B@DGEMM_RED_MAX_BLOCKS=0" "$B@DGEMM_RED_MAX_BLOCKS=8" \
-             "$B@DGEMM_IN_PLACE_ONLY=1" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" \
+             "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" \
              --shapes "$mixed_shapes" --rounds "$rounds" || rc=1 ;;
     band) ab band.log "$B" "$B@DGEMM_RASTER_BAND=0" "$B@DGEMM_RASTER_BAND=8" \
             "$B@DGEMM_RASTER_BAND=16" --shapes large --rounds 20 || rc=1 ;;
     park) ab park.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0" "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" \
-            "$B@DGEMM_RED_MAX_BLOCKS=8" \
+            "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
             "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" --shapes "$park_shapes" \
             --rounds "$rounds" || rc=1 ;;
     park-rev) ab park-rev.log "$B" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" \
+                "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
                 "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" \
                 "$B@DGEMM_RED_MAX_BLOCKS=0" \
                 --shapes "$park_shapes" --rounds "$rounds" || rc=1 ;;
     *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev)"; rc=1 ;;
   esac
 done
-grep -h '^(' "$OUT"/*.log > "$OUT/rows.txt" 2>/dev/null
+for s in $sweeps; do grep -h '^(' "$OUT/$s.log"; done > "$OUT/rows.txt" 2>/dev/null
 exit $rc

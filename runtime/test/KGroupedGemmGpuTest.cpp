@@ -260,6 +260,8 @@ struct BandCase {
   int64_t m, n;
   std::vector<int32_t> ks;
   bool inPlace;
+  /// The park the launched kernel must have (-1: not checked).
+  int expectPark = -1;
 };
 
 void PrintTo(const BandCase &kase, std::ostream *os) { *os << kase.name; }
@@ -271,6 +273,9 @@ class RasterBandTest
 TEST_P(RasterBandTest, EveryBandIsBitwiseRowOrder) {
   const auto &[bundle, kase] = GetParam();
   DGEMM_PREPARE_BUNDLE(bundle, kase.m, kase.n, kase.ks, kase.inPlace);
+  if (kase.expectPark >= 0)
+    ASSERT_EQ(preparedConfig_.park, kase.expectPark)
+        << preparedConfig_.entryName();
   const uint64_t seed = testSeed();
   HostProblem p = makeRandomProblem(kase.m, kase.n, kase.ks, seed);
   uint64_t wsBytes =
@@ -316,6 +321,10 @@ INSTANTIATE_TEST_SUITE_P(
             BandCase{"RaggedSeparateC", 1000, 1000, {384, 0, 1280, 128},
                      false},
             BandCase{"RaggedInPlace", 1000, 1000, {384, 0, 1280, 128}, true},
+            // In place with 16-block groups: the kernel that parks its
+            // tiles.
+            BandCase{"RaggedParked", 1000, 1000, {384, 0, 2048, 128, 2048},
+                     true, 1},
             // The large tiles, with CTA pairs where the heuristics take
             // them (the band counts pairs of m-blocks then).
             BandCase{"LargeSeparateC", 4096, 7168, {1024, 2048, 0, 1152},

@@ -1491,10 +1491,10 @@ void KernelLowering::lowerEpilogue(EpilogueOp op) {
   // place, d already is c and the tile touches nothing; with a separate c it
   // copies c to d as loaded. d stays bitwise c either way (c + 0 would turn
   // -0.0 into +0.0), and an in-place call does not move an empty group's
-  // output through the SMs at all. The in-place kernel already skips such
-  // tiles (below); where the block count is not known here, every tile
-  // takes the paths below.
-  if (!inPlaceOnly && !perChunkEpilogue) {
+  // output through the SMs at all. The in-place kernel's reductions already
+  // skip such tiles (below), its TMA reduce-adds do not; where the block
+  // count is not known here, every tile takes the paths below.
+  if (!inPlaceOnly || tmaReduceEpilogue) {
     if (Value tb = tileBlocks(op.getSums(), op.getBlocks())) {
       Value separateC = b.create<arith::XOrIOp>(
           loc, inPlaceCond(),

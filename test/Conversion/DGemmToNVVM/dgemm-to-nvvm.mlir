@@ -136,8 +136,8 @@
 // CHECK-NEXT: }
 // CHECK: @p bar.sync 1, 256;
 
-// The per-chunk form: no whole-tile test; each chunk's load, add and store
-// sit under its own guard.
+// The per-chunk form: each chunk's load, add and store sit under its own
+// guard (only an empty tile's copy, before it, tests the whole tile).
 // PER-CHUNK-NOT: arith.cmpi ule
 // PER-CHUNK: scf.if
 // PER-CHUNK: llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>

@@ -1,5 +1,6 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not=red.global.add.v2 --implicit-check-not="!llvm.ptr<1> -> vector"
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=2 --canonicalize | FileCheck %s --check-prefix=NARROW --implicit-check-not=red.global.add.v4
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=tma-reduce-epilogue --canonicalize | FileCheck %s --check-prefix=TMARED
 // RUN: sed 's/in_place_only = 1/in_place_only = 1, red_max_blocks = 8/' %s | not dgemm-opt 2>&1 | FileCheck %s --check-prefix=BOTH
 // RUN: sed 's/in_place_only = 1/in_place_only = 2/' %s | not dgemm-opt 2>&1 | FileCheck %s --check-prefix=BADFLAG
 
@@ -26,6 +27,17 @@
 // CHECK: } else {
 // CHECK-COUNT-24: red.global.add.v4.f32
 // CHECK: llvm.return
+
+// With tma-reduce-epilogue the tiles add their sums by TMA reduce-adds
+// instead; a tile without K blocks skips those too (+0.0 added to -0.0 would
+// change d).
+// TMARED: %[[SAME:.+]] = llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
+// TMARED-NEXT: arith.xori %[[SAME]], %true : i1
+// TMARED-NEXT: %[[EMPTY:.+]] = arith.cmpi eq, %{{.+}}, %{{.+}} : i32
+// TMARED-NEXT: scf.if %[[EMPTY]] {
+// TMARED-NOT: cp.reduce
+// TMARED: scf.if %[[SAME]] {
+// TMARED: cp.reduce.async.bulk.tensor
 
 // red-vector-width=2 still applies.
 // NARROW: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_ip(
