@@ -22,6 +22,17 @@
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=512" | FileCheck %s --check-prefix=INREG
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=1024" | FileCheck %s --check-prefix=INPLACE
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=8192" | FileCheck %s --check-prefix=INLONG
+// Groups of 9-11 blocks (here 10) keep the register epilogue over the park,
+// on 128-column tiles (CTA pairs at N = 7168, none at N = 2048).
+// RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=1280" | FileCheck %s --check-prefix=INMID --implicit-check-not=in_place_only
+// INMID-LABEL: dgemm.gemm @g4_4096x7168
+// INMID-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+// INMID-SAME: cluster_m = 2,
+// INMID-SAME: quad_b = 1>
+// INMID-LABEL: dgemm.gemm @g4_7168x2048
+// INMID-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+// INMID-SAME: cluster_m = 1,
+// INMID-SAME: quad_b = 1>
 // INREG-LABEL: dgemm.gemm @g4_4096x7168
 // INREG-SAME: config <block_m = 128, block_n = 64, block_k = 128, stages = 8,
 // INREG-SAME: cluster_m = 2,
