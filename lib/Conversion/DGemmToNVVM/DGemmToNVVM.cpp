@@ -1088,8 +1088,11 @@ void KernelLowering::prefetchC(Operation *op, ValueRange sums,
         i32(b, loc, 0));
   };
   if (prefetchCBlocks == 0) { // once, before the first loop
+    // Not for a tile without K blocks: its epilogue touches nothing (an
+    // empty group in place), so its c would be read from memory for nothing.
     OpBuilder b(loops.front());
-    prefetchAt(b, Value());
+    prefetchAt(b, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                          numBlocks, i32(b, loc, 0)));
     return;
   }
   for (scf::ForOp loop : loops) {

@@ -11,11 +11,13 @@
 // K blocks adds its sum to d with 16-byte reductions, even with B multicast
 // (cluster_m = 2: the heuristics do not pair in-place kernels, but a config
 // may); a tile without K blocks does nothing. Its c is prefetched
-// into L2 before the block loop, and only for tiles of at most 8 blocks.
+// into L2 before the block loop, and only for tiles of 1 to 8 blocks.
 // CHECK: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_ip(
 // CHECK-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK-DAG: %[[ZERO:.+]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK: %[[SHORT:.+]] = arith.cmpi ule, %[[BLOCKS:[0-9]+]], %[[EIGHT]] : i32
+// CHECK: %[[SOME:.+]] = arith.cmpi ne, %[[BLOCKS:[0-9]+]], %[[ZERO]] : i32
+// CHECK-NEXT: %[[FEW:.+]] = arith.cmpi ule, %[[BLOCKS]], %[[EIGHT]] : i32
+// CHECK-NEXT: %[[SHORT:.+]] = arith.andi %[[SOME]], %[[FEW]] : i1
 // CHECK-NEXT: scf.if %[[SHORT]] {
 // CHECK: prefetch.global.L2
 // CHECK: scf.for %{{.+}} = %c0_i32 to %[[BLOCKS]] step
