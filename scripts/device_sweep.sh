@@ -15,12 +15,15 @@
 #              the register epilogue (up to 11 blocks) to the parked kernel:
 #              the register, reduction, parked and unparked in-place kernels
 #   park-rev   the same bundles in the reverse order
+#   bimodal    in place, short groups (2-8 blocks) beside long ones (16-32): the
+#              park the block majority chooses against the register epilogue,
+#              in both orders (NOTES section 23: where time, not blocks, decides)
 # Environment: OUT (logs, default /tmp/dgemm-sweep), DGEMM_RT_BUILD (default
 # /tmp/rt), ROUNDS (default 30), SWEEP_TIMEOUT (seconds per ab.py call,
 # default 240).
 set -u
 bundle=${1:?bundle directory}; shift
-sweeps=${*:-short short-rev short-sep mixed band park park-rev}
+sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal}
 OUT=${OUT:-/tmp/dgemm-sweep}; mkdir -p "$OUT"
 BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
 rounds=${ROUNDS:-30}
@@ -45,8 +48,19 @@ park_shapes+=,4:4096:4096:1280,4:4096:4096:1536,8:4096:4096:2048
 park_shapes+=,8:7168:2048:1280,8:7168:2048:1536,8:4096:7168:1280,8:4096:7168:1536
 park_shapes+=,16:4096:4096:~1280,16:7168:2048:~1536
 
+bimodal() {   # G:M:N: followed by COUNTxBLOCKS words, e.g. 16:4096:4096 12x2 4x16
+  local head=$1; shift; local ks=()
+  for w in "$@"; do for ((i = 0; i < ${w%x*}; i++)); do ks+=($((${w#*x} * 128))); done; done
+  local IFS=/; echo "$head:${ks[*]}"
+}
+bimodal_shapes=$(bimodal 16:4096:4096 4x2 12x16),$(bimodal 16:4096:4096 8x2 8x16)
+bimodal_shapes+=,$(bimodal 16:4096:4096 12x2 4x16),$(bimodal 16:4096:4096 14x2 2x16)
+bimodal_shapes+=,$(bimodal 16:4096:4096 8x4 8x24),$(bimodal 16:4096:4096 12x4 4x24)
+bimodal_shapes+=,$(bimodal 8:4096:4096 4x8 4x32),$(bimodal 8:4096:4096 6x8 2x32)
+
 ab() {   # ab LOG ARGS... (LOG is started afresh)
   local log=$1; shift
+  logs+=" $log"
   echo "=== bench/ab.py $*" > "$OUT/$log"
   PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
     timeout "${SWEEP_TIMEOUT:-240}" python3 bench/ab.py "$@" >> "$OUT/$log" 2>&1
@@ -57,6 +71,7 @@ ab() {   # ab LOG ARGS... (LOG is started afresh)
 }
 
 rc=0
+logs=
 for s in $sweeps; do
   case $s in
     short) ab short.log "$B" "$B@DGEMM_BLOCK_N=64" "$B@DGEMM_BLOCK_N=128" \
@@ -83,8 +98,13 @@ for s in $sweeps; do
                 "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" \
                 "$B@DGEMM_RED_MAX_BLOCKS=0" \
                 --shapes "$park_shapes" --rounds "$rounds" || rc=1 ;;
-    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev)"; rc=1 ;;
+    bimodal) ab bimodal.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" \
+               "$B@DGEMM_RED_MAX_BLOCKS=0" --shapes "$bimodal_shapes" --rounds "$rounds" || rc=1
+             ab bimodal-rev.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0" \
+               "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" --shapes "$bimodal_shapes" \
+               --rounds "$rounds" || rc=1 ;;
+    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal)"; rc=1 ;;
   esac
 done
-for s in $sweeps; do grep -h '^(' "$OUT/$s.log"; done > "$OUT/rows.txt" 2>/dev/null
+for log in $logs; do grep -h '^(' "$OUT/$log"; done > "$OUT/rows.txt"
 exit $rc
