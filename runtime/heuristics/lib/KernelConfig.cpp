@@ -514,7 +514,7 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // the register epilogue.
   //
   // Longer, up to 11 blocks, the register epilogue beats the in-place kernel
-  // and its parked form: on an H100, 4-13% faster than the park at 9-11
+  // and its parked form: on an H100, 3-13% faster than the park at 9-11
   // blocks (six uniform shapes of 4096 x 4096, 7168 x 2048 and 4096 x 7168,
   // and a call drawn at 8-13 blocks), 1.5-5% slower at 12 and 7% at 16
   // (bench/NOTES.md section 23, both orders). The park's time per tile is
