@@ -157,8 +157,12 @@ class Row:
 def draw_ks(g: int, m: int, n: int, attempt: int) -> List[int]:
     """DeepGEMM's k-grouped draw: K_g = align_up(int(expected * U(0.7, 1.3)), 128)."""
     rng = random.Random(f"dgemm-bench:{g}:{m}:{n}:{attempt}")
-    exp_k = EXPECTED_K[g]
-    return [-(-int(exp_k * rng.uniform(0.7, 1.3)) // BLOCK_K) * BLOCK_K for _ in range(g)]
+    return drawn_ks(rng, g, EXPECTED_K[g])
+
+
+def drawn_ks(rng: random.Random, g: int, expected_k: int) -> List[int]:
+    """g draws of align_up(int(expected_k * U(0.7, 1.3)), 128) from `rng`."""
+    return [-(-int(expected_k * rng.uniform(0.7, 1.3)) // BLOCK_K) * BLOCK_K for _ in range(g)]
 
 
 def parse_shape(spec: str) -> Shape:
@@ -176,9 +180,7 @@ def parse_shape(spec: str) -> Shape:
     try:
         if k.startswith("~"):
             expected = int(k[1:])
-            rng = random.Random(f"dgemm-ab:{g}:{m}:{n}:{expected}")
-            ks = [-(-int(expected * rng.uniform(0.7, 1.3)) // BLOCK_K) * BLOCK_K
-                  for _ in range(g)]
+            ks = drawn_ks(random.Random(f"dgemm-ab:{g}:{m}:{n}:{expected}"), g, expected)
             label = f"drawn ~{expected}"
         elif "/" in k:
             ks = [int(v) for v in k.split("/")]

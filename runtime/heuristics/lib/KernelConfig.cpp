@@ -463,6 +463,7 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   const int64_t blocks =
       blocksInGroupsUpTo(ks, std::numeric_limits<int64_t>::max());
   const int64_t blocksUpTo8 = blocksInGroupsUpTo(ks, kRedEpilogueTileBlocks);
+  const int64_t blocksUpTo11 = blocksInGroupsUpTo(ks, kRegisterOverParkMaxBlocks);
   // Short groups: narrower tiles than the model's. Its per-tile fill charge
   // favours wide tiles, but with groups of a few K blocks each tile is
   // mostly epilogue, and on an H100 the 64-column tile was 2-16% faster than
@@ -479,11 +480,10 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // (section 23).
   {
     int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
-    int64_t upTo11 = blocksInGroupsUpTo(ks, kRegisterOverParkMaxBlocks);
     int narrow = 0;
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
-    else if (upTo11 > 0 && 2 * upTo11 >= blocks)
+    else if (blocksUpTo11 > 0 && 2 * blocksUpTo11 >= blocks)
       narrow = 128;
     if (narrow > 0 && chosen.blockM == 128 && chosen.blockN > narrow &&
         ceilDiv(problem.n, narrow) * narrow <=
@@ -522,12 +522,11 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // it, and the register epilogue's exposed epilogue costs less.
   if (problem.inPlace) {
     int64_t registerBlocks = blocksInGroupsUpTo(ks, kRegisterEpilogueMaxBlocks);
-    int64_t notParkedBlocks = blocksInGroupsUpTo(ks, kRegisterOverParkMaxBlocks);
     if (registerBlocks > 0 && 2 * registerBlocks >= blocks) {
       // The register epilogue, as with a separate c.
     } else if (blocksUpTo8 > 0 && 2 * blocksUpTo8 >= blocks) {
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
-    } else if (notParkedBlocks > 0 && 2 * notParkedBlocks >= blocks) {
+    } else if (blocksUpTo11 > 0 && 2 * blocksUpTo11 >= blocks) {
       // The register epilogue again.
     } else {
       chosen.inPlaceOnly = 1;
