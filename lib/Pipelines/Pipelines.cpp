@@ -50,6 +50,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   convert.epilogueChunkCols = options.epilogueChunkCols;
   convert.prefetchCBlocks = options.prefetchCBlocks;
   convert.prefetchCMaxBlocks = options.prefetchCMaxBlocks;
+  convert.inPlacePrefetchMaxBlocks = options.inPlacePrefetchMaxBlocks;
   convert.turnPassPending = options.turnPassPending;
   convert.epilogueVectorWidth = options.epilogueVectorWidth;
   convert.mmaSetupBeforeTurn = options.mmaSetupBeforeTurn;

@@ -93,6 +93,9 @@ struct DGemmPipelineOptions
   Option<int64_t> prefetchCMaxBlocks{
       *this, "prefetch-c-max-blocks",
       llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(0)};
+  Option<int64_t> inPlacePrefetchMaxBlocks{
+      *this, "in-place-prefetch-max-blocks",
+      llvm::cl::desc("See convert-dgemm-to-nvvm"), llvm::cl::init(8)};
   Option<bool> waitBeforeTurn{
       *this, "wait-before-turn",
       llvm::cl::desc("See dgemm-place-sync"), llvm::cl::init(false)};

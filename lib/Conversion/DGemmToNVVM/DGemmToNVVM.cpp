@@ -2321,12 +2321,13 @@ struct ConvertDGemmToNVVMPass
                       : inPlaceOnly                  ? 4
                       : config.getClusterM() == 2    ? 2
                                                      : 4;
-      int64_t cBlocks = inPlaceOnly ? 0 : int64_t(prefetchCBlocks);
-      // In-place kernels prefetch the c of the short tiles the reduction
-      // kernels are chosen for.
-      int64_t cMaxBlocks =
-          inPlaceOnly ? int64_t(::dgemm::heuristics::kRedEpilogueTileBlocks)
-                      : int64_t(prefetchCMaxBlocks);
+      // In-place kernels prefetch at the tile's start, by default the c of
+      // the short tiles the reduction kernels are chosen for
+      // (in-place-prefetch-max-blocks).
+      int64_t cBlocks = inPlaceOnly ? (inPlacePrefetchMaxBlocks < 0 ? -1 : 0)
+                                    : int64_t(prefetchCBlocks);
+      int64_t cMaxBlocks = inPlaceOnly ? int64_t(inPlacePrefetchMaxBlocks)
+                                       : int64_t(prefetchCMaxBlocks);
       if (failed(KernelLowering(func, config, perChunkEpilogue,
                                 tmaReduce, epilogueChunkCols,
                                 cBlocks, cMaxBlocks, reduce, reduceMaxBlocks,

@@ -1,6 +1,9 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not=red.global.add.v2 --implicit-check-not="!llvm.ptr<1> -> vector"
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=2 --canonicalize | FileCheck %s --check-prefix=NARROW --implicit-check-not=red.global.add.v4
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=tma-reduce-epilogue --canonicalize | FileCheck %s --check-prefix=TMARED
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=in-place-prefetch-max-blocks=16 --canonicalize | FileCheck %s --check-prefix=PF16
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=in-place-prefetch-max-blocks=0 --canonicalize | FileCheck %s --check-prefix=PFALL
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=in-place-prefetch-max-blocks=-1 --canonicalize | FileCheck %s --check-prefix=PFNONE --implicit-check-not=prefetch.global
 // RUN: sed 's/in_place_only = 1/in_place_only = 1, red_max_blocks = 8/' %s | not dgemm-opt 2>&1 | FileCheck %s --check-prefix=BOTH
 // RUN: sed 's/in_place_only = 1/in_place_only = 2/' %s | not dgemm-opt 2>&1 | FileCheck %s --check-prefix=BADFLAG
 
@@ -29,6 +32,24 @@
 // CHECK: } else {
 // CHECK-COUNT-24: red.global.add.v4.f32
 // CHECK: llvm.return
+
+// in-place-prefetch-max-blocks moves the bound (16), lifts it (0: every
+// tile with K blocks) or drops the prefetch (-1).
+// PF16-DAG: %[[SIXTEEN:.+]] = llvm.mlir.constant(16 : i32) : i32
+// PF16-DAG: %[[ZERO:.+]] = llvm.mlir.constant(0 : i32) : i32
+// PF16: %[[SOME:.+]] = arith.cmpi ne, %[[BLOCKS:[0-9]+]], %[[ZERO]] : i32
+// PF16-NEXT: %[[FEW:.+]] = arith.cmpi ule, %[[BLOCKS]], %[[SIXTEEN]] : i32
+// PF16-NEXT: %[[SHORT:.+]] = arith.andi %[[SOME]], %[[FEW]] : i1
+// PF16-NEXT: scf.if %[[SHORT]] {
+// PF16: prefetch.global.L2
+// PF16: scf.for
+// PFALL: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_ip(
+// PFALL-NOT: arith.cmpi ule
+// PFALL: prefetch.global.L2
+// PFALL-NOT: arith.cmpi ule
+// PFALL: wgmma.mma_async
+// PFNONE: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_ip(
+// PFNONE: red.global.add.v4.f32
 
 // With tma-reduce-epilogue the tiles add their sums by TMA reduce-adds
 // instead; a tile without K blocks skips those too (+0.0 added to -0.0 would

@@ -230,6 +230,11 @@ def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
     Option<"prefetchCMaxBlocks", "prefetch-c-max-blocks", "int64_t", "0",
            "Prefetch c only for tiles of at most this many 128-deep blocks "
            "(0: every tile)">,
+    Option<"inPlacePrefetchMaxBlocks", "in-place-prefetch-max-blocks",
+           "int64_t", "8",
+           "In-place kernels (in_place_only = 1) prefetch c at the tile's "
+           "start only for tiles of at most this many 128-deep blocks "
+           "(0: every tile; -1: never)">,
     Option<"unscaledPromotion", "unsafe-unscaled-promotion", "bool", "false",
            "TEST ONLY (wrong results): the promotion adds the fragment to "
            "the sum without the scales (no scale loads, no products), to "
