@@ -16,14 +16,15 @@
 #              the register, reduction, parked and unparked in-place kernels
 #   park-rev   the same bundles in the reverse order
 #   bimodal    in place, short groups (2-8 blocks) beside long ones (16-32): the
-#              park the block majority chooses against the register epilogue,
-#              in both orders (NOTES section 23: where time, not blocks, decides)
+#              default against the parked kernel and the register epilogue, both
+#              orders (NOTES section 24 fitted the in-place time model on these)
+#   bimodal2   the same on groups of two lengths the model was not fitted on
 # Environment: OUT (logs, default /tmp/dgemm-sweep), DGEMM_RT_BUILD (default
 # /tmp/rt), ROUNDS (default 30), SWEEP_TIMEOUT (seconds per ab.py call,
 # default 240).
 set -u
 bundle=${1:?bundle directory}; shift
-sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal}
+sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal bimodal2}
 OUT=${OUT:-/tmp/dgemm-sweep}; mkdir -p "$OUT"
 BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
 rounds=${ROUNDS:-30}
@@ -57,6 +58,11 @@ bimodal_shapes=$(bimodal 16:4096:4096 4x2 12x16),$(bimodal 16:4096:4096 8x2 8x16
 bimodal_shapes+=,$(bimodal 16:4096:4096 12x2 4x16),$(bimodal 16:4096:4096 14x2 2x16)
 bimodal_shapes+=,$(bimodal 16:4096:4096 8x4 8x24),$(bimodal 16:4096:4096 12x4 4x24)
 bimodal_shapes+=,$(bimodal 8:4096:4096 4x8 4x32),$(bimodal 8:4096:4096 6x8 2x32)
+# Groups of two lengths that the time model of section 24 was not fitted on.
+bimodal2_shapes=$(bimodal 16:4096:7168 8x2 8x16),$(bimodal 16:7168:2048 12x4 4x24)
+bimodal2_shapes+=,$(bimodal 16:4096:4096 6x6 10x20),$(bimodal 8:4096:4096 2x1 6x14)
+bimodal2_shapes+=,$(bimodal 16:4096:4096 4x10 12x13),$(bimodal 32:4096:2048 16x3 16x12)
+bimodal2_shapes+=,$(bimodal 16:4096:4096 2x3 14x14),$(bimodal 8:4096:7168 3x5 5x28)
 
 ab() {   # ab LOG ARGS... (LOG is started afresh)
   local log=$1; shift
@@ -98,12 +104,16 @@ for s in $sweeps; do
                 "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" \
                 "$B@DGEMM_RED_MAX_BLOCKS=0" \
                 --shapes "$park_shapes" --rounds "$rounds" || rc=1 ;;
-    bimodal) ab bimodal.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" \
-               "$B@DGEMM_RED_MAX_BLOCKS=0" --shapes "$bimodal_shapes" --rounds "$rounds" || rc=1
-             ab bimodal-rev.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0" \
-               "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" --shapes "$bimodal_shapes" \
-               --rounds "$rounds" || rc=1 ;;
-    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal)"; rc=1 ;;
+    bimodal|bimodal2)
+      shapes=$bimodal_shapes
+      [ "$s" = bimodal2 ] && shapes=$bimodal2_shapes
+      ab $s.log "$B" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
+        "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" "$B@DGEMM_RED_MAX_BLOCKS=0" \
+        --shapes "$shapes" --rounds "$rounds" || rc=1
+      ab $s-rev.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0" \
+        "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
+        --shapes "$shapes" --rounds "$rounds" || rc=1 ;;
+    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal, bimodal2)"; rc=1 ;;
   esac
 done
 for log in $logs; do grep -h '^(' "$OUT/$log"; done > "$OUT/rows.txt"

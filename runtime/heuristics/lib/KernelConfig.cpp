@@ -103,6 +103,24 @@ int64_t blocksInGroupsUpTo(const std::vector<int64_t> &ks, int64_t maxBlocks) {
   return sum;
 }
 
+/// A piecewise-linear curve through (blocks, time) points, continued past
+/// the last point with `slope`; 0 for an empty tile.
+double interpolate(const std::pair<double, double> (&points)[6],
+                          double slope, int64_t blocks) {
+  if (blocks <= 0)
+    return 0;
+  double k = static_cast<double>(blocks);
+  if (k <= points[0].first)
+    return points[0].second;
+  for (size_t i = 1; i < 6; ++i)
+    if (k <= points[i].first) {
+      auto [k0, t0] = points[i - 1];
+      auto [k1, t1] = points[i];
+      return t0 + (t1 - t0) * (k - k0) / (k1 - k0);
+    }
+  return points[5].second + slope * (k - points[5].first);
+}
+
 KernelConfig makeCandidate(int blockM, int blockN, const Target &target) {
   KernelConfig config;
   config.blockM = blockM;
@@ -116,6 +134,35 @@ KernelConfig makeCandidate(int blockM, int blockN, const Target &target) {
 }
 
 } // namespace
+
+double dgemm::heuristics::inPlaceTileTime(int64_t blocks, bool parked) {
+  // Microseconds per group of 1024 tiles of 128 x 128 on 132 SMs (8 or 16
+  // groups of 4096 x 4096) on an H100, in place: uniform groups of 9-16
+  // blocks (bench/NOTES.md section 23) and groups of two lengths, 2 + 16,
+  // 4 + 24 and 8 + 32 blocks, each length's time solved from two calls
+  // (section 24). Only the ratio of the two curves is used. The parked
+  // kernel's time is flat from 8 to 12 blocks (its workers' epilogue bounds
+  // it); the register kernel's exposed epilogue costs less until then, its
+  // block loop about 4% more on long tiles.
+  static constexpr std::pair<double, double> kRegister[6] = {
+      {1, 50}, {4, 52}, {8, 58.5}, {12, 72.9}, {16, 87.3}, {32, 154.5}};
+  static constexpr std::pair<double, double> kParked[6] = {
+      {1, 64}, {4, 67.8}, {8, 70.4}, {12, 70.4}, {16, 82}, {32, 150}};
+  return parked ? interpolate(kParked, 4.4, blocks)
+                : interpolate(kRegister, 4.6, blocks);
+}
+
+bool dgemm::heuristics::registerBeatsPark(const std::vector<int64_t> &ks) {
+  // Every group has the same tiles, so the groups' tile times add up.
+  double registerTime = 0, parkedTime = 0;
+  for (int64_t k : ks) {
+    int64_t blocks = ceilDiv(std::max<int64_t>(k, 0), kBlockK);
+    registerTime += inPlaceTileTime(blocks, /*parked=*/false);
+    parkedTime += inPlaceTileTime(blocks, /*parked=*/true);
+  }
+  return registerTime > 0 &&
+         registerTime <= (1 - kRegisterOverParkMargin) * parkedTime;
+}
 
 int KernelConfig::threads() const {
   return kThreadsPerWarpgroup * (1 + mathWarpgroups);
@@ -464,6 +511,9 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
       blocksInGroupsUpTo(ks, std::numeric_limits<int64_t>::max());
   const int64_t blocksUpTo8 = blocksInGroupsUpTo(ks, kRedEpilogueTileBlocks);
   const int64_t blocksUpTo11 = blocksInGroupsUpTo(ks, kRegisterOverParkMaxBlocks);
+  // In place, where the reduction rules below do not apply: whether the
+  // register epilogue's modelled time beats the parked kernel's.
+  const bool registerOverPark = problem.inPlace && registerBeatsPark(ks);
   // Short groups: narrower tiles than the model's. Its per-tile fill charge
   // favours wide tiles, but with groups of a few K blocks each tile is
   // mostly epilogue, and on an H100 the 64-column tile was 2-16% faster than
@@ -474,16 +524,17 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // found 96 and 160 columns faster than 192 on short groups too). Decided
   // by where the blocks are, as the epilogue below; only for 128-row tiles
   // and where the narrower tile pads N no more than the chosen one. Up to
-  // kRegisterOverParkMaxBlocks blocks, where in place the register epilogue
-  // replaces the park below, 128 columns too: there the 192-column register
-  // kernel was 0-3% faster than the park and the 128-column one 3-13%
-  // (section 23).
+  // kRegisterOverParkMaxBlocks blocks, and in place wherever the register
+  // epilogue replaces the park below, 128 columns too: there the 192-column
+  // register kernel was 0-3% faster than the park and the 128-column one
+  // 3-13% (section 23).
   {
     int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
     int narrow = 0;
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
-    else if (blocksUpTo11 > 0 && 2 * blocksUpTo11 >= blocks)
+    else if ((blocksUpTo11 > 0 && 2 * blocksUpTo11 >= blocks) ||
+             registerOverPark)
       narrow = 128;
     if (narrow > 0 && chosen.blockM == 128 && chosen.blockN > narrow &&
         ceilDiv(problem.n, narrow) * narrow <=
@@ -513,20 +564,21 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks keeps
   // the register epilogue.
   //
-  // Longer, up to 11 blocks, the register epilogue beats the in-place kernel
-  // and its parked form: on an H100, 3-13% faster than the park at 9-11
-  // blocks (six uniform shapes of 4096 x 4096, 7168 x 2048 and 4096 x 7168,
-  // and a call drawn at 8-13 blocks), 1.5-5% slower at 12 and 7% at 16
-  // (bench/NOTES.md section 23, both orders). The park's time per tile is
-  // flat from 9 to 12 blocks there: its epilogue, not the block loop, bounds
-  // it, and the register epilogue's exposed epilogue costs less.
+  // Otherwise the register epilogue against the in-place kernel's parked
+  // form, by modelled time rather than blocks (registerBeatsPark): the
+  // park's tile time is flat up to 12 blocks, so a short tile costs it
+  // nearly as much as a 12-block one. On an H100 the register epilogue was
+  // 3-13% faster than the park at 9-11 blocks, 1.5-5% slower at 12 and 7%
+  // at 16 (bench/NOTES.md section 23), and 3-15% faster on calls whose
+  // short groups held only 11-47% of the blocks (2 + 16, 4 + 24, 8 + 32
+  // blocks; section 24), where counting blocks chose the park.
   if (problem.inPlace) {
     int64_t registerBlocks = blocksInGroupsUpTo(ks, kRegisterEpilogueMaxBlocks);
     if (registerBlocks > 0 && 2 * registerBlocks >= blocks) {
       // The register epilogue, as with a separate c.
     } else if (blocksUpTo8 > 0 && 2 * blocksUpTo8 >= blocks) {
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
-    } else if (blocksUpTo11 > 0 && 2 * blocksUpTo11 >= blocks) {
+    } else if (registerOverPark) {
       // The register epilogue again.
     } else {
       chosen.inPlaceOnly = 1;

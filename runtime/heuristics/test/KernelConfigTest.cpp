@@ -1026,7 +1026,11 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
   p.ks = {768, 0, 0, 768}; // 12 of 12
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  p.ks = {768, 0, 4096, 0}; // 6 of 38, and 6 short against 32 long
+  p.ks = {768, 0, 4096, 0}; // 6 of 38, but the 6-block tile costs the
+  // park as much as a 12-block one: the register epilogue (registerBeatsPark)
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  p.ks = {768, 0, 12288, 0}; // 6 against 96: the in-place kernel
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
 
   // Groups of up to 8 padded blocks (their tiles reduce) must hold at least
@@ -1038,31 +1042,51 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
   p.ks = {1024, 128, 1152, 0}; // 8 + 1 short, 9 long: a tie reduces
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
-  // Else the register epilogue again while groups of up to 11 padded blocks
-  // hold at least half of all blocks.
+  // Else the register epilogue again where its modelled time beats the
+  // park's (registerBeatsPark).
   p.ks = {1024, 0, 1152, 0}; // 8 + 9 of 17
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  p.ks = {1024, 0, 1536, 0}; // 8 short, 12 long
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
   p = uniformProblem(8, 4096, 4096, 128 * kRegisterOverParkMaxBlocks);
   p.inPlace = true;
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).park, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
   EXPECT_EQ(selectKGroupedConfig(p, h200).clusterM, 2); // as with a separate c
-  p.ks = {1408, 1408, 1536, 0, 0, 0, 0, 0}; // 22 of 34
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
-  // Otherwise in place: the in-place kernel (parked where it fits).
-  p.ks = {1408, 1408, 1536, 1536, 0, 0, 0, 0}; // 22 of 46
+  // 11 + 11 + 12 blocks: even within the margin, so the park.
+  p.ks = {1408, 1408, 1536, 0, 0, 0, 0, 0};
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  p.ks = {1408, 1408, 1536, 1536, 0, 0, 0, 0};
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
   p = uniformProblem(8, 4096, 4096, 128 * (kRegisterOverParkMaxBlocks + 1));
   p.inPlace = true;
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
   EXPECT_EQ(selectKGroupedConfig(p, h200).park, 1);
+  // Groups of two lengths, as measured (bench/NOTES.md section 24): short
+  // groups holding 11% of the blocks (8 of 2 blocks beside 8 of 16) make
+  // the register epilogue faster; 4% (4 of 2 beside 12 of 16) do not.
+  p = uniformProblem(16, 4096, 4096, 2048);
+  p.inPlace = true;
+  p.ks.assign(16, 2048);
+  std::fill(p.ks.begin(), p.ks.begin() + 8, 256);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
+  std::fill(p.ks.begin() + 4, p.ks.begin() + 8, 2048);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).park, 1);
+  p = uniformProblem(16, 4096, 4096, 3072); // 12 of 4 beside 4 of 24
+  p.inPlace = true;
+  p.ks.assign(16, 3072);
+  std::fill(p.ks.begin(), p.ks.begin() + 12, 512);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   p = uniformProblem(4, 4096, 4096, 1024);
   p.inPlace = true;
-  p.ks = {1024, 0, 1536, 0}; // 8 short, 12 long
-  EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
   p.ks = {0, 0, 0, 0}; // nothing to reduce
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
@@ -1092,6 +1116,30 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(separateLarge, inPlace);
   // The reduction kernel for short groups is never an in-place kernel.
   EXPECT_EQ(reducing.inPlaceOnly, 0);
+}
+
+TEST(Select, InPlaceTileTimesFollowTheMeasuredCrossovers) {
+  // Empty tiles cost nothing in either kernel; times grow with the blocks.
+  EXPECT_EQ(inPlaceTileTime(0, false), 0);
+  EXPECT_EQ(inPlaceTileTime(0, true), 0);
+  for (int64_t blocks = 1; blocks < 64; ++blocks) {
+    EXPECT_LE(inPlaceTileTime(blocks, false), inPlaceTileTime(blocks + 1, false));
+    EXPECT_LE(inPlaceTileTime(blocks, true), inPlaceTileTime(blocks + 1, true));
+  }
+  // Uniform groups: the register epilogue up to 11 blocks, the park from 12
+  // (bench/NOTES.md section 23), and still the park far out.
+  auto uniform = [](int64_t groups, int64_t blocks) {
+    return std::vector<int64_t>(groups, blocks * 128);
+  };
+  for (int64_t blocks = 1; blocks <= kRegisterOverParkMaxBlocks; ++blocks)
+    EXPECT_TRUE(registerBeatsPark(uniform(8, blocks))) << blocks;
+  for (int64_t blocks : {12, 16, 24, 32, 64, 256})
+    EXPECT_FALSE(registerBeatsPark(uniform(8, blocks))) << blocks;
+  EXPECT_FALSE(registerBeatsPark({}));
+  EXPECT_FALSE(registerBeatsPark({0, 0, 0}));
+  // An empty group changes nothing; K is padded to whole blocks.
+  EXPECT_EQ(registerBeatsPark({1152, 0, 2048}), registerBeatsPark({1152, 2048}));
+  EXPECT_EQ(registerBeatsPark({1409}), registerBeatsPark({1536}));
 }
 
 TEST(Select, ParksTilesOfShortGroupsInPlace) {

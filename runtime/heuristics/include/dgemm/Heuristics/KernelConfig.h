@@ -172,10 +172,27 @@ inline constexpr int kRedEpilogueTileBlocks = 8;
 /// register epilogue than with the reductions (see selectKGroupedConfig).
 inline constexpr int kRegisterEpilogueMaxBlocks = 6;
 
-/// In place, groups of at most this many K blocks (and more than
+/// Uniform groups of at most this many K blocks (and more than
 /// kRedEpilogueTileBlocks) are faster with the register epilogue than with
-/// the in-place or parked kernel (see selectKGroupedConfig).
+/// the in-place or parked kernel (see registerBeatsPark), and on 128-column
+/// tiles (see selectKGroupedConfig).
 inline constexpr int kRegisterOverParkMaxBlocks = 11;
+
+/// The modelled time of one in-place tile of `blocks` 128-deep K blocks with
+/// the register epilogue (parked = false) or in the parked in-place kernel
+/// (parked = true), in microseconds per group of 1024 tiles of 128 x 128 on
+/// 132 SMs of an H100; only the ratio of the two is used. 0 for an empty
+/// tile. Piecewise linear through measured points (docs/Heuristics.md).
+double inPlaceTileTime(int64_t blocks, bool parked);
+
+/// The register epilogue's advantage the in-place choice asks for: its
+/// modelled time at most (1 - this) of the parked kernel's.
+inline constexpr double kRegisterOverParkMargin = 0.01;
+
+/// Whether, in place, the register epilogue's modelled time (the sum over
+/// the groups `ks` of inPlaceTileTime) is at least kRegisterOverParkMargin
+/// below the parked kernel's. False when every group is empty.
+bool registerBeatsPark(const std::vector<int64_t> &ks);
 
 /// Groups of at most this many K blocks run faster on 64-column tiles, and
 /// those of at most kRegisterOverParkMaxBlocks on 128-column ones, than on
@@ -186,16 +203,16 @@ inline constexpr int kNarrowTileMaxBlocks = 6;
 /// narrowed for short groups: with each group's K rounded up to 128-deep
 /// blocks, a 128-row tile gets 64 columns when the groups of 1 to
 /// kNarrowTileMaxBlocks blocks hold at least half of all blocks, else at most
-/// 128 when those of 1 to kRegisterOverParkMaxBlocks do (where N is padded no
-/// more). In place: the register
+/// 128 when those of 1 to kRegisterOverParkMaxBlocks do or, in place,
+/// registerBeatsPark (where N is padded no more). In place: the register
 /// epilogue (redMaxBlocks = 0) when the groups of 1 to
 /// kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks; else
 /// the reduction epilogue for short tiles (redMaxBlocks =
 /// kRedEpilogueTileBlocks) when the groups of 1 to kRedEpilogueTileBlocks
 /// blocks, whose tiles take it, hold at least as many blocks as the longer
-/// groups, whose tiles do not; else the register epilogue again when the
-/// groups of 1 to kRegisterOverParkMaxBlocks blocks hold at least half of all
-/// blocks; otherwise the in-place kernel (inPlaceOnly = 1). Then
+/// groups, whose tiles do not; else the register epilogue again where
+/// registerBeatsPark (on 128-column tiles where N is padded no more);
+/// otherwise the in-place kernel (inPlaceOnly = 1). Then
 /// cluster_m = 2 (B multicast across CTA pairs) when the m-block count is
 /// even, N >= 4096 and the kernel is not an in-place one. An in-place
 /// kernel with 128-row tiles parks its tiles (park = 1, 128 columns, the
