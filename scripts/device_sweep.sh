@@ -19,12 +19,14 @@
 #              default against the parked kernel and the register epilogue, both
 #              orders (NOTES section 24 fitted the in-place time model on these)
 #   bimodal2   the same on groups of two lengths the model was not fitted on
+#   skewed     in place, log-normal lengths as MoE routing gives them: the default
+#              against the parked, unparked, reduction kernels and 64/192 columns
 # Environment: OUT (logs, default /tmp/dgemm-sweep), DGEMM_RT_BUILD (default
 # /tmp/rt), ROUNDS (default 30), SWEEP_TIMEOUT (seconds per ab.py call,
 # default 240).
 set -u
 bundle=${1:?bundle directory}; shift
-sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal bimodal2}
+sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal bimodal2 skewed}
 OUT=${OUT:-/tmp/dgemm-sweep}; mkdir -p "$OUT"
 BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
 rounds=${ROUNDS:-30}
@@ -63,6 +65,14 @@ bimodal2_shapes=$(bimodal 16:4096:7168 8x2 8x16),$(bimodal 16:7168:2048 12x4 4x2
 bimodal2_shapes+=,$(bimodal 16:4096:4096 6x6 10x20),$(bimodal 8:4096:4096 2x1 6x14)
 bimodal2_shapes+=,$(bimodal 16:4096:4096 4x10 12x13),$(bimodal 32:4096:2048 16x3 16x12)
 bimodal2_shapes+=,$(bimodal 16:4096:4096 2x3 14x14),$(bimodal 8:4096:7168 3x5 5x28)
+# Skewed lengths, as MoE routing gives them: tokens per expert drawn log-normal
+# (python's random.Random(2026).lognormvariate, sigma 0.8-1.2, means of 4-16 blocks),
+# rounded to 128; empty groups among them.
+skewed_shapes=32:7168:2048:128/768/256/896/1792/3456/1792/256/384/1664/256/640/384/384/5504/768/1152/512/896/128/1792/512/256/2560/640/384/896/640/3712/512/768/896
+skewed_shapes+=,16:4096:7168:2560/640/768/1792/768/768/384/1024/3072/2560/128/896/384/768/7168/256
+skewed_shapes+=,64:2048:2048:640/128/512/1536/384/0/256/128/896/0/128/0/128/128/2176/512/256/128/384/256/384/128/0/384/512/128/256/128/128/640/256/256/4992/2304/128/2176/1024/0/384/384/128/128/128/1152/384/384/0/128/128/0/640/640/1024/1024/512/896/128/3968/128/256/384/256/384/0
+skewed_shapes+=,16:7168:2048:896/1792/1792/1152/1280/512/2304/1024/640/1408/3328/1792/5504/640/2432/5120
+skewed_shapes+=,32:4096:4096:2432/512/384/896/2560/128/5376/3200/256/1280/3200/12800/896/256/512/1408/384/128/768/256/256/1024/512/384/1024/3840/512/1152/896/1408/896/1280
 
 ab() {   # ab LOG ARGS... (LOG is started afresh)
   local log=$1; shift
@@ -113,7 +123,15 @@ for s in $sweeps; do
       ab $s-rev.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0" \
         "$B@DGEMM_RED_MAX_BLOCKS=0,DGEMM_CLUSTER_M=2" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
         --shapes "$shapes" --rounds "$rounds" || rc=1 ;;
-    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal, bimodal2)"; rc=1 ;;
+    skewed) ab skewed.log "$B" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
+              "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" "$B@DGEMM_RED_MAX_BLOCKS=8" \
+              "$B@DGEMM_BLOCK_N=64" "$B@DGEMM_BLOCK_N=192" \
+              --shapes "$skewed_shapes" --rounds "$rounds" || rc=1
+            ab skewed-rev.log "$B" "$B@DGEMM_BLOCK_N=192" "$B@DGEMM_BLOCK_N=64" \
+              "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" \
+              "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
+              --shapes "$skewed_shapes" --rounds "$rounds" || rc=1 ;;
+    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal, bimodal2, skewed)"; rc=1 ;;
   esac
 done
 for log in $logs; do grep -h '^(' "$OUT/$log"; done > "$OUT/rows.txt"
