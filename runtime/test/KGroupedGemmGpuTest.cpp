@@ -130,9 +130,10 @@ std::vector<GemmCase> gemmCases() {
       // The reduction epilogue (forced) with B's rows in order.
       {"RaggedEdgesReduction", 388, 260, {128, 256, 0}, true, 0, 8, -1, 0, -1,
        0},
-      // The in-place kernel, parked (chosen: 8 of the 36 K blocks are in
-      // groups of at most 11), with an empty group and a short one.
-      {"LargeInPlace", 4096, 7168, {1024, 2048, 0, 1536}, true, 0, -1, -1, 0,
+      // The in-place kernel, parked (chosen: with groups of 12-20 blocks the
+      // park's modelled time beats the register epilogue's), with an empty
+      // group.
+      {"LargeInPlace", 4096, 7168, {1536, 2048, 0, 2560}, true, 0, -1, -1, 0,
        -1, -1, -1, 1},
       // The in-place kernel forced on short tiles (their c prefetched), on
       // ragged edges and with one math warpgroup.
@@ -162,15 +163,16 @@ std::vector<GemmCase> gemmCases() {
        128, 8, -1, 192},
       {"ThreeWarpgroupsRaggedInPlaceKernel", 388, 260, {128, 256, 0, 1280},
        true, 96, -1, 1, 192},
-      // Parked tiles (park = 1): chosen for short groups in place, with
-      // ragged M and N, empty groups and groups of one block; then forced at
-      // every other width the bundle parks, with few tiles per CTA.
+      // Parked tiles (park = 1), forced at 128 columns (the heuristics give
+      // these lengths the register epilogue), with ragged M and N, empty
+      // groups and groups of one block; then at every other width the
+      // bundle parks, with few tiles per CTA.
       {"ParkedRaggedEdges",
        1000,
        1000,
        {384, 0, 1280, 128, 2048, 0, 640, 4096, 128, 256, 3072, 0, 1536, 512,
         128, 2560},
-       true, 0, -1, -1, 0, -1, -1, -1, 1},
+       true, 128, -1, 1, 0, -1, -1, 1, 1},
       {"ParkedWideTiles", 1000, 1000, {384, 0, 1280, 128}, true, 192, -1, 1,
        0, -1, -1, 1, 1},
       {"Parked160Columns", 520, 1000, {384, 0, 1280, 128}, true, 160, -1, 1,
@@ -321,10 +323,10 @@ INSTANTIATE_TEST_SUITE_P(
             BandCase{"RaggedSeparateC", 1000, 1000, {384, 0, 1280, 128},
                      false},
             BandCase{"RaggedInPlace", 1000, 1000, {384, 0, 1280, 128}, true},
-            // In place with 16-block groups: the kernel that parks its
-            // tiles.
-            BandCase{"RaggedParked", 1000, 1000, {384, 0, 2048, 128, 2048},
-                     true, 1},
+            // In place with 16-block groups beside a short and an empty
+            // one: the kernel that parks its tiles.
+            BandCase{"RaggedParked", 1000, 1000,
+                     {384, 0, 2048, 2048, 2048, 2048}, true, 1},
             // The large tiles, with CTA pairs where the heuristics take
             // them (the band counts pairs of m-blocks then).
             BandCase{"LargeSeparateC", 4096, 7168, {1024, 2048, 0, 1152},
