@@ -21,12 +21,15 @@
 #   bimodal2   the same on groups of two lengths the model was not fitted on
 #   skewed     in place, log-normal lengths as MoE routing gives them: the default
 #              against the parked, unparked, reduction kernels and 64/192 columns
+#   skewed-sep the same lengths with a separate c: 64, 128 and 192 columns
+#   redmix     in place, two lengths around 8 blocks: the default against the
+#              reduction kernel, the register epilogue and the parked kernel
 # Environment: OUT (logs, default /tmp/dgemm-sweep), DGEMM_RT_BUILD (default
 # /tmp/rt), ROUNDS (default 30), SWEEP_TIMEOUT (seconds per ab.py call,
 # default 240).
 set -u
 bundle=${1:?bundle directory}; shift
-sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal bimodal2 skewed}
+sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal bimodal2 skewed skewed-sep redmix}
 OUT=${OUT:-/tmp/dgemm-sweep}; mkdir -p "$OUT"
 BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
 rounds=${ROUNDS:-30}
@@ -65,6 +68,11 @@ bimodal2_shapes=$(bimodal 16:4096:7168 8x2 8x16),$(bimodal 16:7168:2048 12x4 4x2
 bimodal2_shapes+=,$(bimodal 16:4096:4096 6x6 10x20),$(bimodal 8:4096:4096 2x1 6x14)
 bimodal2_shapes+=,$(bimodal 16:4096:4096 4x10 12x13),$(bimodal 32:4096:2048 16x3 16x12)
 bimodal2_shapes+=,$(bimodal 16:4096:4096 2x3 14x14),$(bimodal 8:4096:7168 3x5 5x28)
+# Groups of two lengths around the reduction kernel's 8 blocks.
+redmix_shapes=$(bimodal 16:4096:4096 8x8 8x16),$(bimodal 16:4096:4096 12x8 4x16)
+redmix_shapes+=,$(bimodal 16:4096:4096 12x4 4x16),$(bimodal 16:4096:4096 10x6 6x12)
+redmix_shapes+=,$(bimodal 16:7168:2048 12x8 4x24),$(bimodal 8:4096:4096 4x7 4x9)
+redmix_shapes+=,$(bimodal 8:4096:4096 6x8 2x20),$(bimodal 32:4096:2048 24x2 8x10)
 # Skewed lengths, as MoE routing gives them: tokens per expert drawn log-normal
 # (python's random.Random(2026).lognormvariate, sigma 0.8-1.2, means of 4-16 blocks),
 # rounded to 128; empty groups among them.
@@ -131,7 +139,19 @@ for s in $sweeps; do
               "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=0" \
               "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
               --shapes "$skewed_shapes" --rounds "$rounds" || rc=1 ;;
-    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal, bimodal2, skewed)"; rc=1 ;;
+    skewed-sep) ab skewed-sep.log "$B" "$B@DGEMM_BLOCK_N=64" "$B@DGEMM_BLOCK_N=128" \
+                  "$B@DGEMM_BLOCK_N=192" --separate-c \
+                  --shapes "$skewed_shapes" --rounds "$rounds" || rc=1
+                ab skewed-sep-rev.log "$B" "$B@DGEMM_BLOCK_N=192" "$B@DGEMM_BLOCK_N=128" \
+                  "$B@DGEMM_BLOCK_N=64" --separate-c \
+                  --shapes "$skewed_shapes" --rounds "$rounds" || rc=1 ;;
+    redmix) ab redmix.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_RED_MAX_BLOCKS=0" \
+              "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
+              --shapes "$redmix_shapes" --rounds "$rounds" || rc=1
+            ab redmix-rev.log "$B" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
+              "$B@DGEMM_RED_MAX_BLOCKS=0" "$B@DGEMM_RED_MAX_BLOCKS=8" \
+              --shapes "$redmix_shapes" --rounds "$rounds" || rc=1 ;;
+    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal, bimodal2, skewed, skewed-sep, redmix)"; rc=1 ;;
   esac
 done
 for log in $logs; do grep -h '^(' "$OUT/$log"; done > "$OUT/rows.txt"

@@ -135,7 +135,7 @@ def test_parked_kernel(oracle, no_overrides):
     # add the parked tiles to d; DGEMM_PARK=0 keeps the math warpgroups' own epilogue.
     short = [2048] * 16
     assert oracle.entry(4096, 7168, short, in_place=True) == PREFIX + "bm128_bn128_s4_r2_ip_park"
-    assert oracle.entry(4096, 7168, short) == PREFIX + "bm128_bn192_s5_r2_c2x1_q"
+    assert oracle.entry(4096, 7168, short) == PREFIX + "bm128_bn128_s6_r2_c2x1_q"
     monkeypatch.setenv("DGEMM_PARK", "0")
     assert oracle.entry(4096, 7168, short, in_place=True) == PREFIX + "bm128_bn128_s6_r2_ip"
     monkeypatch.setenv("DGEMM_PARK", "1")

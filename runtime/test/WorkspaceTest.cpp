@@ -258,7 +258,7 @@ TEST(WorkspaceTest, BlockNOverrideFromEnvironment) {
 }
 
 TEST(WorkspaceTest, BlockMOverrideFromEnvironment) {
-  const std::vector<int32_t> ks = {2048, 2048};
+  const std::vector<int32_t> ks = {4096, 4096};
   Target target;
   ::unsetenv("DGEMM_BLOCK_M");
   ::unsetenv("DGEMM_BLOCK_N");

@@ -152,6 +152,18 @@ double dgemm::heuristics::inPlaceTileTime(int64_t blocks, bool parked) {
                 : interpolate(kRegister, 4.6, blocks);
 }
 
+/// The modelled register-epilogue time (inPlaceTileTime) of the groups of at
+/// most `maxBlocks` 128-deep K blocks.
+static double registerTimeUpTo(const std::vector<int64_t> &ks,
+                               int64_t maxBlocks) {
+  double time = 0;
+  for (int64_t k : ks)
+    if (int64_t blocks = ceilDiv(std::max<int64_t>(k, 0), kBlockK);
+        blocks <= maxBlocks)
+      time += inPlaceTileTime(blocks, /*parked=*/false);
+  return time;
+}
+
 bool dgemm::heuristics::registerBeatsPark(const std::vector<int64_t> &ks) {
   // Every group has the same tiles, so the groups' tile times add up.
   double registerTime = 0, parkedTime = 0;
@@ -510,7 +522,6 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   const int64_t blocks =
       blocksInGroupsUpTo(ks, std::numeric_limits<int64_t>::max());
   const int64_t blocksUpTo8 = blocksInGroupsUpTo(ks, kRedEpilogueTileBlocks);
-  const int64_t blocksUpTo11 = blocksInGroupsUpTo(ks, kRegisterOverParkMaxBlocks);
   // In place, where the reduction rules below do not apply: whether the
   // register epilogue's modelled time beats the parked kernel's.
   const bool registerOverPark = problem.inPlace && registerBeatsPark(ks);
@@ -523,18 +534,23 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // columns were slower (bench/NOTES.md section 22; on the H200, section 7
   // found 96 and 160 columns faster than 192 on short groups too). Decided
   // by where the blocks are, as the epilogue below; only for 128-row tiles
-  // and where the narrower tile pads N no more than the chosen one. Up to
-  // kRegisterOverParkMaxBlocks blocks, and in place wherever the register
-  // epilogue replaces the park below, 128 columns too: there the 192-column
-  // register kernel was 0-3% faster than the park and the 128-column one
-  // 3-13% (section 23).
+  // and where the narrower tile pads N no more than the chosen one. 128
+  // columns where the groups of at most kNarrowTileTimeMaxBlocks blocks hold
+  // at least half of the modelled time (the register epilogue's tile times,
+  // inPlaceTileTime: a short tile costs more than its blocks), and in place
+  // wherever the register epilogue replaces the park below: 128 columns were
+  // 1.3-1.5% faster than 192 at 12 and 16 blocks with a separate c (section
+  // 22), 4-10% faster than 160 or 192 on log-normal lengths (section 24),
+  // and at 9-11 blocks in place the 192-column register kernel was 0-3%
+  // faster than the park and the 128-column one 3-13% (section 23).
   {
     int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
     int narrow = 0;
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
-    else if ((blocksUpTo11 > 0 && 2 * blocksUpTo11 >= blocks) ||
-             registerOverPark)
+    else if (registerOverPark ||
+             2 * registerTimeUpTo(ks, kNarrowTileTimeMaxBlocks) >=
+                 registerTimeUpTo(ks, std::numeric_limits<int64_t>::max()))
       narrow = 128;
     if (narrow > 0 && chosen.blockM == 128 && chosen.blockN > narrow &&
         ceilDiv(problem.n, narrow) * narrow <=

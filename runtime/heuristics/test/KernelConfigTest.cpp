@@ -811,9 +811,9 @@ INSTANTIATE_TEST_SUITE_P(
                       PinnedShape{"G8_M7168_N2048_K4096", 8, 7168, 2048, 4096,
                                   "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q"},
                       PinnedShape{"G16_M4096_N7168_K2048", 16, 4096, 7168, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_q"},
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_q"},
                       PinnedShape{"G16_M7168_N2048_K2048", 16, 7168, 2048, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_q"}),
+                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q"}),
     [](const ::testing::TestParamInfo<PinnedShape> &info) {
       return std::string(info.param.name);
     });
@@ -907,13 +907,13 @@ TEST(Select, SmallMUsesOneMathWarpgroup) {
 }
 
 TEST(Select, PicksTheModelledBest) {
-  // Whatever is chosen for groups of more than 11 K blocks (shorter ones
+  // Whatever is chosen for groups of more than 16 K blocks (shorter ones
   // narrow the tile, below) is within the tie tolerance (1%) of every
   // candidate.
   Target h200;
   for (KGroupedProblem p :
        {uniformProblem(4, 4096, 7168, 8192), uniformProblem(3, 768, 1536, 1536),
-        uniformProblem(64, 256, 7168, 1664)}) {
+        uniformProblem(64, 256, 7168, 2176)}) {
     KernelConfig chosen = selectKGroupedConfig(p, h200);
     double chosenUs = estimateKGroupedMakespanUs(p, chosen, h200);
     EXPECT_NE(chosen.blockM, 192) << "three warpgroups are never selected";
@@ -949,12 +949,20 @@ TEST(Select, NarrowTilesForShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 4096, 1408), h200)
                 .entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_q");
-  // Longer groups keep the model's width.
+  // 12-16 blocks: 128 columns too (by modelled time, below).
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 1536), h200)
                 .blockN,
+            128);
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 2048), h200)
+                .blockN,
+            128);
+  // Longer groups keep the model's width.
+  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 2176), h200)
+                .blockN,
             192);
-  // By blocks: half of them in groups of at most 6 blocks narrows to 64,
-  // less (with half in groups of at most 11) to 128, less again not at all.
+  // Half of the blocks in groups of at most 6 blocks narrows to 64; less,
+  // with half of the modelled time in groups of at most 16 blocks, to 128;
+  // less again not at all.
   KGroupedProblem p = uniformProblem(4, 4096, 2048, 0);
   p.ks = {768, 768, 1536, 0}; // 12 of 24
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 64);
@@ -962,7 +970,13 @@ TEST(Select, NarrowTilesForShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
   p.ks = {1024, 1024, 2048, 0}; // 16 of 32 of at most 8: exactly half
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
-  p.ks = {768, 1024, 2048, 0}; // 14 of 30 of at most 11
+  p.ks = {768, 1024, 2048, 0}; // all of at most 16
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
+  p.ks = {768, 1024, 3072, 0}; // 6 + 8 beside 24: 48% of the time
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 192);
+  p.ks = {768, 1024, 2560, 0}; // 6 + 8 beside 20: 52%
+  EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
+  p.ks = {768, 4096, 4096, 4096}; // 6 beside 32s: 11%
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 192);
   p.ks = {1152, 1408, 2048, 0}; // 20 of 36 of at most 11
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);

@@ -194,16 +194,20 @@ inline constexpr double kRegisterOverParkMargin = 0.01;
 /// below the parked kernel's. False when every group is empty.
 bool registerBeatsPark(const std::vector<int64_t> &ks);
 
-/// Groups of at most this many K blocks run faster on 64-column tiles, and
-/// those of at most kRegisterOverParkMaxBlocks on 128-column ones, than on
+/// Groups of at most this many K blocks run faster on 64-column tiles than on
 /// the model's wider choice (see selectKGroupedConfig).
 inline constexpr int kNarrowTileMaxBlocks = 6;
+
+/// Groups of at most this many K blocks run faster on 128-column tiles than
+/// on 160 or 192 columns (see selectKGroupedConfig).
+inline constexpr int kNarrowTileTimeMaxBlocks = 16;
 
 /// The tile with the smallest modelled makespan (see docs/Heuristics.md),
 /// narrowed for short groups: with each group's K rounded up to 128-deep
 /// blocks, a 128-row tile gets 64 columns when the groups of 1 to
 /// kNarrowTileMaxBlocks blocks hold at least half of all blocks, else at most
-/// 128 when those of 1 to kRegisterOverParkMaxBlocks do or, in place,
+/// 128 when those of 1 to kNarrowTileTimeMaxBlocks blocks hold at least half
+/// of the modelled time (inPlaceTileTime with parked = false) or, in place,
 /// registerBeatsPark (where N is padded no more). In place: the register
 /// epilogue (redMaxBlocks = 0) when the groups of 1 to
 /// kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks; else
