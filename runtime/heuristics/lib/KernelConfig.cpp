@@ -105,8 +105,8 @@ int64_t blocksInGroupsUpTo(const std::vector<int64_t> &ks, int64_t maxBlocks) {
 
 /// A piecewise-linear curve through (blocks, time) points, continued past
 /// the last point with `slope`; 0 for an empty tile.
-double interpolate(const std::pair<double, double> (&points)[6],
-                          double slope, int64_t blocks) {
+double interpolate(const std::pair<double, double> (&points)[6], double slope,
+                   int64_t blocks) {
   if (blocks <= 0)
     return 0;
   double k = static_cast<double>(blocks);
@@ -532,25 +532,27 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // blocks (ten shapes in place, five with a separate c), and the
   // 128-column one 4-19% faster than 192 columns at 7-8 blocks, where 64
   // columns were slower (bench/NOTES.md section 22; on the H200, section 7
-  // found 96 and 160 columns faster than 192 on short groups too). Decided
-  // by where the blocks are, as the epilogue below; only for 128-row tiles
-  // and where the narrower tile pads N no more than the chosen one. 128
+  // found 96 and 160 columns faster than 192 on short groups too). 64
+  // columns by where the blocks are; only for 128-row tiles and where the
+  // narrower tile pads N no more than the chosen one. 128
   // columns where the groups of at most kNarrowTileTimeMaxBlocks blocks hold
   // at least half of the modelled time (the register epilogue's tile times,
   // inPlaceTileTime: a short tile costs more than its blocks), and in place
   // wherever the register epilogue replaces the park below: 128 columns were
   // 1.3-1.5% faster than 192 at 12 and 16 blocks with a separate c (section
-  // 22), 4-10% faster than 160 or 192 on log-normal lengths (section 24),
+  // 22), 4-12% faster than 160 or 192 on log-normal lengths (section 24),
   // and at 9-11 blocks in place the 192-column register kernel was 0-3%
   // faster than the park and the 128-column one 3-13% (section 23).
   {
     int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
+    double shortTime = registerTimeUpTo(ks, kNarrowTileTimeMaxBlocks);
     int narrow = 0;
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
     else if (registerOverPark ||
-             2 * registerTimeUpTo(ks, kNarrowTileTimeMaxBlocks) >=
-                 registerTimeUpTo(ks, std::numeric_limits<int64_t>::max()))
+             (shortTime > 0 &&
+              2 * shortTime >=
+                  registerTimeUpTo(ks, std::numeric_limits<int64_t>::max())))
       narrow = 128;
     if (narrow > 0 && chosen.blockM == 128 && chosen.blockN > narrow &&
         ceilDiv(problem.n, narrow) * narrow <=

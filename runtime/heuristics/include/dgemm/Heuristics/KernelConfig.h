@@ -172,10 +172,10 @@ inline constexpr int kRedEpilogueTileBlocks = 8;
 /// register epilogue than with the reductions (see selectKGroupedConfig).
 inline constexpr int kRegisterEpilogueMaxBlocks = 6;
 
-/// Uniform groups of at most this many K blocks (and more than
-/// kRedEpilogueTileBlocks) are faster with the register epilogue than with
-/// the in-place or parked kernel (see registerBeatsPark), and on 128-column
-/// tiles (see selectKGroupedConfig).
+/// In place, uniform groups of at most this many K blocks (and more than
+/// kRedEpilogueTileBlocks) measured faster with the register epilogue than
+/// with the parked kernel, and longer ones slower: the crossover that
+/// inPlaceTileTime reproduces (registerBeatsPark decides by it).
 inline constexpr int kRegisterOverParkMaxBlocks = 11;
 
 /// The modelled time of one in-place tile of `blocks` 128-deep K blocks with
