@@ -540,9 +540,10 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // inPlaceTileTime: a short tile costs more than its blocks), and in place
   // wherever the register epilogue replaces the park below: 128 columns were
   // 1.3-1.5% faster than 192 at 12 and 16 blocks with a separate c (section
-  // 22), 4-12% faster than 160 or 192 on log-normal lengths (section 24),
-  // and at 9-11 blocks in place the 192-column register kernel was 0-3%
-  // faster than the park and the 128-column one 3-13% (section 23).
+  // 22), 4-10% faster than 160 or 192 on three of five log-normal calls
+  // (section 24), and at 9-11 blocks in place the 192-column register
+  // kernel was 0-3% faster than the park and the 128-column one 3-13%
+  // (section 23).
   {
     int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
     double shortTime = registerTimeUpTo(ks, kNarrowTileTimeMaxBlocks);
