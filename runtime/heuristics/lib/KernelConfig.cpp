@@ -11,6 +11,7 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <utility>
 
 using namespace dgemm::heuristics;
 
@@ -105,20 +106,21 @@ int64_t blocksInGroupsUpTo(const std::vector<int64_t> &ks, int64_t maxBlocks) {
 
 /// A piecewise-linear curve through (blocks, time) points, continued past
 /// the last point with `slope`; 0 for an empty tile.
-double interpolate(const std::pair<double, double> (&points)[6], double slope,
+template <size_t N>
+double interpolate(const std::pair<double, double> (&points)[N], double slope,
                    int64_t blocks) {
   if (blocks <= 0)
     return 0;
   double k = static_cast<double>(blocks);
   if (k <= points[0].first)
     return points[0].second;
-  for (size_t i = 1; i < 6; ++i)
+  for (size_t i = 1; i < N; ++i)
     if (k <= points[i].first) {
       auto [k0, t0] = points[i - 1];
       auto [k1, t1] = points[i];
       return t0 + (t1 - t0) * (k - k0) / (k1 - k0);
     }
-  return points[5].second + slope * (k - points[5].first);
+  return points[N - 1].second + slope * (k - points[N - 1].first);
 }
 
 KernelConfig makeCandidate(int blockM, int blockN, const Target &target) {
@@ -152,28 +154,24 @@ double dgemm::heuristics::inPlaceTileTime(int64_t blocks, bool parked) {
                 : interpolate(kRegister, 4.6, blocks);
 }
 
-/// The modelled register-epilogue time (inPlaceTileTime) of the groups of at
-/// most `maxBlocks` 128-deep K blocks.
-static double registerTimeUpTo(const std::vector<int64_t> &ks,
-                               int64_t maxBlocks) {
+/// The modelled time (inPlaceTileTime) of the groups of at most `maxBlocks`
+/// 128-deep K blocks: every group has the same tiles, so their times add up.
+static double inPlaceTimeUpTo(const std::vector<int64_t> &ks,
+                              int64_t maxBlocks, bool parked) {
   double time = 0;
   for (int64_t k : ks)
     if (int64_t blocks = ceilDiv(std::max<int64_t>(k, 0), kBlockK);
         blocks <= maxBlocks)
-      time += inPlaceTileTime(blocks, /*parked=*/false);
+      time += inPlaceTileTime(blocks, parked);
   return time;
 }
 
 bool dgemm::heuristics::registerBeatsPark(const std::vector<int64_t> &ks) {
-  // Every group has the same tiles, so the groups' tile times add up.
-  double registerTime = 0, parkedTime = 0;
-  for (int64_t k : ks) {
-    int64_t blocks = ceilDiv(std::max<int64_t>(k, 0), kBlockK);
-    registerTime += inPlaceTileTime(blocks, /*parked=*/false);
-    parkedTime += inPlaceTileTime(blocks, /*parked=*/true);
-  }
+  constexpr int64_t all = std::numeric_limits<int64_t>::max();
+  double registerTime = inPlaceTimeUpTo(ks, all, /*parked=*/false);
   return registerTime > 0 &&
-         registerTime <= (1 - kRegisterOverParkMargin) * parkedTime;
+         registerTime <= (1 - kRegisterOverParkMargin) *
+                             inPlaceTimeUpTo(ks, all, /*parked=*/true);
 }
 
 int KernelConfig::threads() const {
@@ -546,14 +544,16 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // (section 23).
   {
     int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
-    double shortTime = registerTimeUpTo(ks, kNarrowTileTimeMaxBlocks);
+    double shortTime =
+        inPlaceTimeUpTo(ks, kNarrowTileTimeMaxBlocks, /*parked=*/false);
     int narrow = 0;
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
     else if (registerOverPark ||
              (shortTime > 0 &&
               2 * shortTime >=
-                  registerTimeUpTo(ks, std::numeric_limits<int64_t>::max())))
+                  inPlaceTimeUpTo(ks, std::numeric_limits<int64_t>::max(),
+                                  /*parked=*/false)))
       narrow = 128;
     if (narrow > 0 && chosen.blockM == 128 && chosen.blockN > narrow &&
         ceilDiv(problem.n, narrow) * narrow <=

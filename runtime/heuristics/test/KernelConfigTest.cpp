@@ -9,6 +9,7 @@
 #include <ostream>
 #include <set>
 #include <tuple>
+#include <utility>
 
 using namespace dgemm::heuristics;
 
@@ -942,24 +943,17 @@ TEST(Select, NarrowTilesForShortGroups) {
             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 896), h200).blockN,
             128);
-  // 9-11 blocks: at most 128 columns too.
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 1152), h200)
-                .blockN,
-            128);
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 4096, 1408), h200)
                 .entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_q");
-  // 12-16 blocks: 128 columns too (by modelled time, below).
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 1536), h200)
-                .blockN,
-            128);
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 2048), h200)
-                .blockN,
-            128);
-  // Longer groups keep the model's width.
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 2176), h200)
-                .blockN,
-            192);
+  // 9-16 blocks: at most 128 columns too (by modelled time, below); longer
+  // groups keep the model's width.
+  for (auto [k, blockN] : {std::pair<int64_t, int>{1152, 128}, {1536, 128},
+                           {2048, 128}, {2176, 192}})
+    EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, k), h200)
+                  .blockN,
+              blockN)
+        << "K " << k;
   // Half of the blocks in groups of at most 6 blocks narrows to 64; less,
   // with half of the modelled time in groups of at most 16 blocks, to 128;
   // less again not at all.
