@@ -29,6 +29,7 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   lower.overlapPromotion = options.overlapPromotion;
   lower.deferEpilogue = options.deferEpilogue;
   lower.reloadSfaAfterTurn = options.reloadSfaAfterTurn;
+  lower.narrowTailMma = options.narrowTailMma;
   lower.scalePrefixCols = options.scalePrefixCols;
   pm.addPass(createDGemmLowerToKernel(lower));
   DGemmPlaceSyncOptions place;

@@ -64,6 +64,9 @@ struct DGemmPipelineOptions
   Option<bool> overlapPromotion{
       *this, "overlap-promotion",
       llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
+  Option<bool> narrowTailMma{
+      *this, "narrow-tail-mma",
+      llvm::cl::desc("See dgemm-lower-to-kernel"), llvm::cl::init(false)};
   Option<bool> releasePerThread{
       *this, "release-per-thread",
       llvm::cl::desc("Every math thread arrives on empty barriers"),

@@ -1025,6 +1025,14 @@ Value KernelLowering::tileBlocks(ValueRange sums, Value blocks) {
   if (blocks)
     return blocks;
   Value sum = sums.front();
+  // narrow-tail-mma: the block loops of each width run the same blocks;
+  // the full-width ones are in the last else region.
+  while (auto narrow = sum.getDefiningOp<scf::IfOp>()) {
+    if (!narrow->hasAttr("dgemm.narrow_tail"))
+      break;
+    auto result = cast<OpResult>(sum);
+    sum = narrow.elseYield().getOperand(result.getResultNumber());
+  }
   if (auto tile = sum.getDefiningOp<scf::IfOp>()) {
     auto cmp = tile.getCondition().getDefiningOp<arith::CmpIOp>();
     return cmp ? cmp.getLhs() : Value();

@@ -146,7 +146,8 @@ public:
                 bool alternateWarpgroups, bool passAfterIssue,
                 bool prefetchNextC, int64_t blocksPerTurn,
                 bool overlapPromotion, int64_t scalePrefixCols,
-                bool deferEpilogue, bool reloadSfaAfterTurn)
+                bool deferEpilogue, bool reloadSfaAfterTurn,
+                bool narrowTailMma)
       : gemm(gemm), b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
         scaleRegisterBudget(scaleRegisterBudget), mmaSlices(mmaSlices),
         scalesBeforeMma(scalesBeforeMma),
@@ -154,7 +155,8 @@ public:
         passAfterIssue(passAfterIssue), prefetchNextC(prefetchNextC),
         blocksPerTurn(blocksPerTurn),
         overlapPromotion(overlapPromotion), scalePrefixCols(scalePrefixCols),
-        deferEpilogue(deferEpilogue), reloadSfaAfterTurn(reloadSfaAfterTurn) {}
+        deferEpilogue(deferEpilogue), reloadSfaAfterTurn(reloadSfaAfterTurn),
+        narrowTailMma(narrowTailMma) {}
 
   /// Whether a second WGMMA fragment fits the registers next to the first
   /// and the FP32 sum (3 x block_n / 2 values per thread at most 192).
@@ -513,10 +515,13 @@ private:
                            nb);
       return;
     }
+    auto zerosOf = [&](VectorType t) -> Value {
+      return b.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(t, b.getF32FloatAttr(0.0f)));
+    };
     SmallVector<Value> init = {it};
     for (VectorType t : accTypes)
-      init.push_back(b.create<arith::ConstantOp>(
-          loc, DenseElementsAttr::get(t, b.getF32FloatAttr(0.0f))));
+      init.push_back(zerosOf(t));
     SmallVector<int64_t> offsets;
     int64_t offset = 0;
     for (int64_t w : widths) {
@@ -618,26 +623,99 @@ private:
                         emitBlocks);
       return;
     }
-    scf::ForOp kloop;
-    if (per == 1) {
-      kloop = b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1), init);
-      markBlockLoop(kloop, 1, 0);
-      emitBlocks(kloop, 1);
-    } else {
-      // Pairs of blocks, then the odd block if there is one.
-      Value pairs = e.div(numKBlocks, e.i32(2));
-      auto pairLoop =
-          b.create<scf::ForOp>(loc, e.i32(0), pairs, e.i32(1), init);
-      markBlockLoop(pairLoop, 2, 0);
-      emitBlocks(pairLoop, 2);
-      // The induction variable of the loop over the odd block is the block.
-      kloop = b.create<scf::ForOp>(loc, e.mul(pairs, e.i32(2)), numKBlocks,
-                                   e.i32(1), pairLoop.getResults());
-      markBlockLoop(kloop, 1, 0);
-      emitBlocks(kloop, 1);
+    // The tile's block loops from `init`; their results.
+    auto emitLoops = [&](ValueRange init) -> ValueRange {
+      scf::ForOp kloop;
+      if (per == 1) {
+        kloop =
+            b.create<scf::ForOp>(loc, e.i32(0), numKBlocks, e.i32(1), init);
+        markBlockLoop(kloop, 1, 0);
+        emitBlocks(kloop, 1);
+      } else {
+        // Pairs of blocks, then the odd block if there is one.
+        Value pairs = e.div(numKBlocks, e.i32(2));
+        auto pairLoop =
+            b.create<scf::ForOp>(loc, e.i32(0), pairs, e.i32(1), init);
+        markBlockLoop(pairLoop, 2, 0);
+        emitBlocks(pairLoop, 2);
+        // The induction variable of the loop over the odd block is the
+        // block.
+        kloop = b.create<scf::ForOp>(loc, e.mul(pairs, e.i32(2)), numKBlocks,
+                                     e.i32(1), pairLoop.getResults());
+        markBlockLoop(kloop, 1, 0);
+        emitBlocks(kloop, 1);
+      }
+      return kloop.getResults();
+    };
+    // narrow-tail-mma: a tile with at most 64 or 128 columns inside N (the
+    // last n-block when block_n does not divide N) runs block loops whose
+    // WGMMAs and promotions cover only that many columns: dgemm.mma and
+    // dgemm.promote of a slice [0, w) of the tile, its sums the first w / 2
+    // of the tile's. The other sums stay 0 (their columns lie past N, where
+    // the full-width product was 0 as well: TMA fills B's rows past N with
+    // zeros), so the result is the same. The width is chosen per tile; the
+    // block loops of each width are their own code, so no WGMMA fragment in
+    // flight ever meets another branch's.
+    SmallVector<int64_t> narrow;
+    if (narrowTailMma && widths.size() == 1)
+      for (int64_t w : {64, 128})
+        if (w < config.getBlockN())
+          narrow.push_back(w);
+    if (narrow.empty()) {
+      ValueRange done = emitLoops(init);
+      emitEpilogue(e, tiles, done.drop_front(), g, mb, nb);
+      b.create<scf::YieldOp>(loc, ValueRange{done.front()});
+      return;
     }
-    emitEpilogue(e, tiles, kloop.getResults().drop_front(), g, mb, nb);
-    b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
+    Value live = b.create<arith::SubIOp>(
+        loc, kernel.getArg(KernelOp::DimN),
+        e.mul(nb, e.i32(config.getBlockN())));
+    VectorType fullType = accTypes.front();
+    int64_t fullWidth = widths.front();
+    bool fullEarly = early.front();
+    int64_t fullPrefix = prefix;
+    std::function<SmallVector<Value>(size_t)> choose =
+        [&](size_t i) -> SmallVector<Value> {
+      if (i == narrow.size()) {
+        widths = {fullWidth};
+        accTypes = {fullType};
+        early = {fullEarly};
+        prefix = fullPrefix;
+        return SmallVector<Value>(emitLoops(init));
+      }
+      int64_t w = narrow[i];
+      auto branch = b.create<scf::IfOp>(
+          loc, TypeRange{init[0].getType(), fullType},
+          e.cmp(arith::CmpIPredicate::sle, live, e.i32(w)), true, true);
+      // convert-dgemm-to-nvvm finds the tile's block count through the
+      // full-width branch (the last else region).
+      branch->setAttr("dgemm.narrow_tail", b.getUnitAttr());
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      // The narrow loops' registers: a fragment and scales of w columns
+      // next to the tile's sums.
+      VectorType type = VectorType::get({w / 2}, b.getF32Type());
+      widths = {w};
+      accTypes = {type};
+      early = {fullWidth / 2 + w / 2 + 2 + w / 4 <= scaleBudget()};
+      prefix = early.front() ? 0 : std::min<int64_t>(fullPrefix, w - 8);
+      ValueRange done = emitLoops({init[0], zerosOf(type)});
+      // The tile's sums: the narrow ones, then zeros.
+      Value sums = zerosOf(fullType);
+      for (int64_t r = 0; r < w / 2; ++r) {
+        Value idx = e.i32(r);
+        sums = b.create<LLVM::InsertElementOp>(
+            loc, sums,
+            b.create<LLVM::ExtractElementOp>(loc, done[1], idx), idx);
+      }
+      b.create<scf::YieldOp>(loc, ValueRange{done[0], sums});
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      b.create<scf::YieldOp>(loc, choose(i + 1));
+      return SmallVector<Value>(branch.getResults());
+    };
+    SmallVector<Value> done = choose(0);
+    emitEpilogue(e, tiles, ArrayRef<Value>(done).drop_front(), g, mb, nb);
+    b.create<scf::YieldOp>(loc, ValueRange{done.front()});
   }
 
   /// One tile of a kernel with deferred epilogues (defer-epilogue):
@@ -815,6 +893,7 @@ private:
   int64_t scalePrefixCols;
   bool deferEpilogue;
   bool reloadSfaAfterTurn;
+  bool narrowTailMma;
 };
 
 struct LowerToKernelPass
@@ -860,7 +939,7 @@ struct LowerToKernelPass
                       scalesBeforeMma, alternateWarpgroups, passAfterIssue,
                       prefetchNextC, blocksPerTurn,
                       overlapPromotion, scalePrefixCols, deferEpilogue,
-                      reloadSfaAfterTurn)
+                      reloadSfaAfterTurn, narrowTailMma)
             .build();
         ++numKernels;
       }

@@ -103,7 +103,14 @@ def DGemmLowerToKernel : Pass<"dgemm-lower-to-kernel", "ModuleOp"> {
     Option<"overlapPromotion", "overlap-promotion", "bool", "false",
            "Promote each block while the next block's WGMMAs run, across "
            "loop iterations (one fragment in flight past the iteration's end; "
-           "tiles with block_n <= 128, no mma-slices, no turns)">
+           "tiles with block_n <= 128, no mma-slices, no turns)">,
+    Option<"narrowTailMma", "narrow-tail-mma", "bool", "false",
+           "Tiles wider than 64 columns, computed whole (mma-slices = 1), "
+           "without defer-epilogue or overlap-promotion: a tile with at "
+           "most 64 or 128 columns inside N (the last n-block of an N that "
+           "block_n does not divide) runs block loops of their own whose "
+           "WGMMAs and promotions are that narrow, chosen per tile at run "
+           "time (measured no faster on the H100; bench/NOTES.md)">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Kernels built">
