@@ -181,10 +181,11 @@ std::vector<GemmCase> gemmCases() {
        -1, -1, 1, 1},
       {"Parked64Columns", 520, 1000, {384, 0, 1280, 128}, true, 64, -1, 1, 128,
        -1, -1, 1, 1},
-      // narrow-tail-mma at 192 columns (forced): last n-blocks of exactly 64
-      // (in-place kernel), 80 (quad-ordered B, separate c), 16 (reduction
-      // kernel) and exactly 128 (parked) live columns run 64- and 128-column
-      // products; one of 152 runs the full width.
+      // Last n-blocks of 192-column tiles (forced) with exactly 64 live
+      // columns (in-place kernel), 80 (quad-ordered B, separate c), 16
+      // (reduction kernel), exactly 128 (parked) and 152. Built with
+      // narrow-tail-mma, the first four run 64- and 128-column products and
+      // the last the full width; by default all run the full width.
       {"NarrowTail64InPlaceKernel", 388, 448, {256, 0, 1280, 128}, true, 192,
        -1, 1},
       {"NarrowTail128Quad", 256, 464, {384, 1280, 0}, false, 192, -1, -1, 0,
