@@ -35,11 +35,15 @@ What it does, per shape (the issue's six k-grouped shapes and the bug report's s
 Plus ``torch._scaled_mm`` FP8 8192^3 with per-tensor scales (bf16 out) as the dense ceiling.
 
 The "config" column is the kernel entry the runtime's heuristics choose for the shape on this
-device. The runtime's C ABI has no function for that, so it is read from the C++ function
-``dgemm::heuristics::selectKGroupedConfig`` that libdgemm_runtime.so exports (called through
-ctypes with the struct layouts of runtime/heuristics/include/dgemm/Heuristics/KernelConfig.h);
-if that symbol is missing or returns something implausible, the column says ``n/a``.
-``DGEMM_BENCH_NO_CONFIG=1`` skips it. ``DGEMM_BENCH_TRACEBACK=1`` prints the traceback of a
+device, read from the C++ function ``dgemm::runtime::chooseKGroupedConfig`` that
+libdgemm_runtime.so exports (called through ctypes with the struct layouts of
+runtime/heuristics/include/dgemm/Heuristics/KernelConfig.h); if that symbol is missing or
+returns something implausible, the column says ``n/a``. ``DGEMM_BENCH_NO_CONFIG=1`` skips it.
+The "regs, local, smem" column is what the driver compiled that kernel to
+(``dgemm.kernel_info``, the C ABI's ``dgemm_k_grouped_kernel_info``): registers per thread at
+launch (``setmaxnreg`` then moves them between the producer and the math warpgroups), local
+memory per thread (spills and stack; the JIT log's spill bytes are printed per shape) and the
+dynamic + static shared memory per CTA. ``DGEMM_BENCH_TRACEBACK=1`` prints the traceback of a
 failure of our GEMM. ``DGEMM_RUNTIME_LIBRARY`` (what scripts/device_round.sh sets) is accepted
 for ``DGEMM_RUNTIME_LIB``, and ``python/`` is put on ``sys.path`` when ``dgemm`` is not
 importable otherwise.
@@ -149,6 +153,7 @@ class Row:
         self.peer_fast_note = ""
         self.dg_us: Optional[float] = None
         self.dg_note = ""
+        self.resources = "n/a"
 
 
 # --- Shapes ------------------------------------------------------------------------------------
@@ -571,6 +576,24 @@ class Bench:
                 self.ours_failed.append(shape.name())
             return row
 
+        if self.dgemm is not None:
+            try:
+                ki = self.dgemm.kernel_info(shape.m, shape.n, shape.ks,
+                                            in_place=not self.args.separate_c)
+                row.resources = (f"{ki['registers']}, {ki['local_bytes']} B, "
+                                 f"{ki['dynamic_smem_bytes'] + ki['static_smem_bytes']} B")
+                spills = ("not in the JIT log" if ki["spill_store_bytes"] < 0 else
+                          f"{ki['spill_store_bytes']} B stores, {ki['spill_load_bytes']} B loads")
+                log(f"   kernel: {ki['entry']}, {ki['threads']} threads x {ki['grid_x']} CTAs; "
+                    f"{ki['registers']} registers/thread at launch; local memory "
+                    f"{ki['local_bytes']} B/thread; spills {spills}; shared memory "
+                    f"{ki['dynamic_smem_bytes']} B dynamic + {ki['static_smem_bytes']} B static")
+                if not row.config.startswith("n/a") and row.config.split()[0] != ki["entry"]:
+                    log(f"!! kernel_info names {ki['entry']}, the config lookup {row.config}")
+            except Exception as e:  # noqa: BLE001
+                row.resources = f"n/a ({short_exc(e, 60)})"
+                log(f"   kernel: {row.resources}")
+
         g, m, n, ks = shape.g, shape.m, shape.n, shape.ks
         # Fresh data per shape, reproducible across runs.
         torch.manual_seed(1000003 * g + 1009 * m + n)
@@ -870,7 +893,8 @@ class Bench:
 
 # --- Table -------------------------------------------------------------------------------------
 
-COLUMNS = ["shape (G, MxN, sum K)", "config", "calc_diff", "ours us", "ours TFLOPS",
+COLUMNS = ["shape (G, MxN, sum K)", "config", "regs, local, smem", "calc_diff", "ours us",
+           "ours TFLOPS",
            "DeepGEMM TFLOPS (issue)", "ours/DeepGEMM (issue)", "DeepGEMM TFLOPS (this run)",
            "ours/DeepGEMM (this run)", "peer TFLOPS", "ours/peer",
            "peer fast TFLOPS", "floor us", "floor/ours"]
@@ -907,7 +931,7 @@ def fmt_row(row: Row) -> List[str]:
     eff = f"{s.floor_us / row.ours_us:.2f}" if row.ours_us else "n/a"
     dg_tf = (s.flop / row.dg_us / 1e6) if row.dg_us else None
     vs_dg = f"{tf / dg_tf:.2f}" if tf and dg_tf else "n/a"
-    return [s.name(), clip(row.config, 80), diff, ours_us, f"{tf:.0f}" if tf else "n/a", ref, vs_ref,
+    return [s.name(), clip(row.config, 80), clip(row.resources), diff, ours_us, f"{tf:.0f}" if tf else "n/a", ref, vs_ref,
             tflops(row.dg_us, row.dg_note), vs_dg, tflops(row.peer_us, row.peer_note), vs_peer,
             tflops(row.peer_fast_us, row.peer_fast_note), f"{s.floor_us:.1f}", eff]
 

@@ -162,3 +162,42 @@ def launch(
         name = _ERROR_NAMES.get(rc, f"code {rc}")
         exc = ValueError if rc == _INVALID_ARGUMENT else RuntimeError
         raise exc(f"dgemm runtime: {name}: {message}")
+
+
+class _KernelInfo(ctypes.Structure):
+    """``dgemm_kernel_info`` (runtime/include/dgemm/Runtime/dgemm_runtime.h)."""
+
+    _fields_ = [("entry", ctypes.c_char * 128)] + [
+        (name, ctypes.c_int32) for name in (
+            "threads", "grid_x", "registers", "local_bytes", "spill_store_bytes",
+            "spill_load_bytes", "static_smem_bytes", "dynamic_smem_bytes")]
+
+
+def kernel_info(m: int, n: int, ks: Sequence[int], in_place: bool = True) -> dict:
+    """What the kernel a call with these sizes would launch uses, on the current CUDA
+    context's device (device 0 if none): its entry name (the configuration), threads and grid,
+    registers per thread at launch, local memory per thread (spills and stack), the spill bytes
+    of the JIT's log (-1 when it gave none, e.g. from the driver's JIT cache) and its static and
+    dynamic shared memory. ``in_place``: c is d. Loads the kernel as the call would. Raises
+    ValueError for bad sizes, RuntimeError otherwise."""
+    lib = load()
+    fn = getattr(lib, "dgemm_k_grouped_kernel_info", None)
+    if fn is None:
+        raise RuntimeError(f"{loaded_path()} has no dgemm_k_grouped_kernel_info (an older "
+                           f"runtime library)")
+    fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
+                   ctypes.POINTER(ctypes.c_int32), ctypes.c_int32,
+                   ctypes.POINTER(_KernelInfo), ctypes.POINTER(ctypes.c_char), ctypes.c_uint64]
+    fn.restype = ctypes.c_int
+    info = _KernelInfo()
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    rc = fn(m, n, len(ks), _ks_array(ks), 1 if in_place else 0, ctypes.byref(info), err,
+            _ERR_LEN)
+    if rc != 0:
+        message = err.value.decode(errors="replace") or "(no message)"
+        name = _ERROR_NAMES.get(rc, f"code {rc}")
+        exc = ValueError if rc == _INVALID_ARGUMENT else RuntimeError
+        raise exc(f"dgemm runtime: {name}: {message}")
+    out = {"entry": info.entry.decode(errors="replace")}
+    out.update({name: int(getattr(info, name)) for name, _ in _KernelInfo._fields_[1:]})
+    return out

@@ -75,6 +75,36 @@ int dgemm_set_kernel_dir(const char *dir) {
 
 const char *dgemm_runtime_version(void) { return "stub-1"; }
 
+/* Mirrors dgemm_kernel_info; fills it from the arguments so the tests can
+ * check the binding's field order, and fails like the runtime on m < 1. */
+typedef struct {
+  char entry[128];
+  int32_t threads, grid_x, registers, local_bytes, spill_store_bytes,
+      spill_load_bytes, static_smem_bytes, dynamic_smem_bytes;
+} stub_kernel_info;
+
+int dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
+                                const int32_t *ks_host, int32_t in_place,
+                                stub_kernel_info *info, char *err,
+                                uint64_t err_len) {
+  if (m < 1) {
+    snprintf(err, err_len, "argument 'm' must be >= 1, got %lld",
+             (long long)m);
+    return 1;
+  }
+  snprintf(info->entry, sizeof(info->entry), "stub_m%lld_n%lld_g%d_ip%d",
+           (long long)m, (long long)n, (int)num_groups, (int)in_place);
+  info->threads = 384;
+  info->grid_x = num_groups;
+  info->registers = 168;
+  info->local_bytes = 0;
+  info->spill_store_bytes = -1;
+  info->spill_load_bytes = ks_host[0];
+  info->static_smem_bytes = 7;
+  info->dynamic_smem_bytes = (int32_t)n;
+  return 0;
+}
+
 const struct StubCall *stub_last_call(void) { return &last; }
 const char *stub_kernel_dir(void) { return kernel_dir; }
 void stub_set_fail(int code) { fail_code = code; }

@@ -80,3 +80,22 @@ def test_k_grouped_matches_reference(num_groups, m, n, expected_k, empty_group, 
         assert diff < 1e-3, f"ks={ks}: in place, calc_diff vs FP8 reference {diff:.3e}"
         assert same_bits(d_in_place[empty], c[empty]), \
             f"ks={ks}: in place, empty group {empty} is not c"
+
+
+@pytest.mark.parametrize("in_place", [False, True], ids=["separate-c", "in-place"])
+@pytest.mark.parametrize("num_groups,m,n,expected_k", SHAPES,
+                         ids=[f"G{g}-M{m}-N{n}-K{k}" for g, m, n, k in SHAPES])
+def test_kernel_info_names_a_kernel_without_spills(num_groups, m, n, expected_k, in_place,
+                                                   real_runtime):
+    ks = [expected_k] * num_groups
+    info = dgemm.kernel_info(m, n, ks, in_place=in_place)
+    assert info["entry"].startswith("dgemm_kgrouped_fp8_1d1d_bm")
+    if not in_place:
+        assert "_ip" not in info["entry"] and "_red" not in info["entry"]
+    assert info["threads"] in (256, 384, 512)
+    assert 0 < info["registers"] * info["threads"] <= 65536
+    assert info["local_bytes"] == 0, info
+    assert info["spill_store_bytes"] in (-1, 0) and info["spill_load_bytes"] in (-1, 0), info
+    props = torch.cuda.get_device_properties(0)
+    assert 1 <= info["grid_x"] <= props.multi_processor_count
+    assert 0 < info["dynamic_smem_bytes"] <= 232448

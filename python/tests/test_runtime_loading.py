@@ -140,3 +140,17 @@ def test_other_runtime_failures_are_runtime_errors(stub, code, name):
     stub.set_fail(code)
     with pytest.raises(RuntimeError, match=rf"dgemm runtime: {name}: stub failure {code}"):
         _runtime.launch(16, 16, 16, 16, 16, 16, 4, 4, [128], 16, 0, 0, 0)
+
+
+def test_kernel_info_maps_every_field(stub):
+    info = dgemm.kernel_info(2048, 4096, [256, 128], in_place=False)
+    assert info == {"entry": "stub_m2048_n4096_g2_ip0", "threads": 384, "grid_x": 2,
+                    "registers": 168, "local_bytes": 0, "spill_store_bytes": -1,
+                    "spill_load_bytes": 256, "static_smem_bytes": 7,
+                    "dynamic_smem_bytes": 4096}
+    assert dgemm.kernel_info(64, 64, [128])["entry"].endswith("_ip1")
+
+
+def test_kernel_info_bad_sizes_are_value_errors(stub):
+    with pytest.raises(ValueError, match=r"argument 'm' must be >= 1, got 0"):
+        dgemm.kernel_info(0, 64, [128])

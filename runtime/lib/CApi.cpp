@@ -93,4 +93,31 @@ int dgemm_check_arguments(const void *a, const void *sfa, const void *b,
   return report(checkKGroupedArguments(args), err, err_len);
 }
 
+int dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
+                                const int32_t *ks_host, int32_t in_place,
+                                dgemm_kernel_info *info, char *err,
+                                uint64_t err_len) {
+  if (!info)
+    return report(Status::error(ErrorCode::InvalidArgument,
+                                "argument 'info' must not be null"),
+                  err, err_len);
+  KGroupedKernelInfo found;
+  if (Status s = kGroupedKernelInfo(m, n, num_groups, ks_host, in_place != 0,
+                                    found);
+      !s.ok())
+    return report(s, err, err_len);
+  std::memset(info, 0, sizeof(*info));
+  size_t len = std::min(found.entry.size(), sizeof(info->entry) - 1);
+  std::memcpy(info->entry, found.entry.data(), len);
+  info->threads = found.threads;
+  info->grid_x = found.gridX;
+  info->registers = found.numRegs;
+  info->local_bytes = found.localBytes;
+  info->spill_store_bytes = found.spillStoreBytes;
+  info->spill_load_bytes = found.spillLoadBytes;
+  info->static_smem_bytes = found.staticSmemBytes;
+  info->dynamic_smem_bytes = found.dynamicSmemBytes;
+  return report(Status::success(), err, err_len);
+}
+
 } // extern "C"

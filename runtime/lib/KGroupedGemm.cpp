@@ -44,6 +44,40 @@ Status checkDevice(const DriverApi &api, const DeviceInfo &device) {
                            "; the kernels are built for sm_90a (9.0)");
 }
 
+/// The driver, the context of `stream` made current (docs/Runtime.md), its
+/// device's facts, and the configuration a call with these sizes launches.
+Status enterAndChoose(CUstream stream, int64_t m, int64_t n, int numGroups,
+                      const int *ksHost, bool inPlace, const DriverApi *&api,
+                      ScopedContext &scope, DeviceInfo &device,
+                      KernelConfig &config) {
+  if (Status s = getDriver(api); !s.ok())
+    return s;
+  if (Status s = scope.enter(*api, stream); !s.ok())
+    return s;
+  if (Status s = getDeviceInfo(*api, scope.context(), scope.device(), device);
+      !s.ok())
+    return s;
+  if (Status s = checkDevice(*api, device); !s.ok())
+    return s;
+  Target target = targetFor(device);
+  config = chooseKGroupedConfig(m, n, numGroups, ksHost, target, inPlace);
+  if (std::string why = dgemm::heuristics::checkConfig(config, target); !why.empty())
+    return Status::error(ErrorCode::UnsupportedDevice,
+                         "no kernel configuration fits this device: " + why);
+  return Status::success();
+}
+
+/// The chosen configuration's kernel from the bundle directory, loaded into
+/// the scope's context on first use.
+Status chosenKernel(const DriverApi &api, const ScopedContext &scope,
+                    const DeviceInfo &device, const KernelConfig &config,
+                    const LoadedKernel *&kernel) {
+  std::string dir;
+  if (Status s = resolveKernelDir(dir); !s.ok())
+    return s;
+  return getKernel(api, scope.context(), device, dir, config, kernel);
+}
+
 } // namespace
 
 Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
@@ -53,27 +87,16 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
     return s;
 
   const DriverApi *api = nullptr;
-  if (Status s = getDriver(api); !s.ok())
-    return s;
   ScopedContext scope;
-  if (Status s = scope.enter(*api, stream); !s.ok())
-    return s;
   DeviceInfo device;
-  if (Status s = getDeviceInfo(*api, scope.context(), scope.device(), device);
-      !s.ok())
-    return s;
-  if (Status s = checkDevice(*api, device); !s.ok())
-    return s;
-
-  Target target = targetFor(device);
+  KernelConfig config;
   // In place (c is d) the reduction epilogue for short tiles or the in-place
   // kernel, each a kernel of its own (docs/Heuristics.md).
-  KernelConfig config =
-      chooseKGroupedConfig(args.m, args.n, int(args.numGroups), args.ksHost,
-                           target, /*inPlace=*/args.c == args.d);
-  if (std::string why = heuristics::checkConfig(config, target); !why.empty())
-    return Status::error(ErrorCode::UnsupportedDevice,
-                         "no kernel configuration fits this device: " + why);
+  if (Status s = enterAndChoose(stream, args.m, args.n, int(args.numGroups),
+                                args.ksHost, /*inPlace=*/args.c == args.d, api,
+                                scope, device, config);
+      !s.ok())
+    return s;
   // Never chosen for a separate c; checked because a kernel that only
   // accumulates in place would leave d without c.
   if (config.inPlaceOnly && args.c != args.d)
@@ -91,12 +114,8 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
   if (Status s = checkWorkspaceSize(args, workspaceBytes); !s.ok())
     return s;
 
-  std::string dir;
-  if (Status s = resolveKernelDir(dir); !s.ok())
-    return s;
   const LoadedKernel *kernel = nullptr;
-  if (Status s = getKernel(*api, scope.context(), device, dir, config, kernel);
-      !s.ok())
+  if (Status s = chosenKernel(*api, scope, device, config, kernel); !s.ok())
     return s;
 
   // Never chosen otherwise; checked because the 5-D map of B cannot
@@ -214,6 +233,50 @@ size_t dgemm::runtime::kGroupedWorkspaceBytes(int64_t m, int64_t n,
       target = targetFor(info);
   }
   return kGroupedWorkspaceBytesFor(m, n, numGroups, ksHost, target);
+}
+
+Status dgemm::runtime::kGroupedKernelInfo(int64_t m, int64_t n, int numGroups,
+                                          const int *ksHost, bool inPlace,
+                                          KGroupedKernelInfo &info) {
+  auto invalid = [](const std::string &message) {
+    return Status::error(ErrorCode::InvalidArgument, message);
+  };
+  if (m < 1)
+    return invalid("argument 'm' must be >= 1, got " + std::to_string(m));
+  if (n < 1)
+    return invalid("argument 'n' must be >= 1, got " + std::to_string(n));
+  if (numGroups < 1)
+    return invalid("argument 'num_groups' must be >= 1, got " +
+                   std::to_string(numGroups));
+  if (!ksHost)
+    return invalid("argument 'ks' must not be null");
+  for (int g = 0; g < numGroups; ++g)
+    if (ksHost[g] < 0 || ksHost[g] % 128 != 0)
+      return invalid("argument 'ks' must hold multiples of 128 >= 0, got " +
+                     std::to_string(ksHost[g]) + " for group " +
+                     std::to_string(g));
+
+  const DriverApi *api = nullptr;
+  ScopedContext scope;
+  DeviceInfo device;
+  KernelConfig config;
+  if (Status s = enterAndChoose(nullptr, m, n, numGroups, ksHost, inPlace, api,
+                                scope, device, config);
+      !s.ok())
+    return s;
+  const LoadedKernel *kernel = nullptr;
+  if (Status s = chosenKernel(*api, scope, device, config, kernel); !s.ok())
+    return s;
+  info.entry = kernel->meta.entry;
+  info.threads = kernel->meta.threads;
+  info.gridX = int(gridSizeFor(m, n, numGroups, config, device.smCount));
+  info.numRegs = kernel->numRegs;
+  info.localBytes = kernel->localBytes;
+  info.staticSmemBytes = kernel->staticSmemBytes;
+  info.spillStoreBytes = kernel->spillStoreBytes;
+  info.spillLoadBytes = kernel->spillLoadBytes;
+  info.dynamicSmemBytes = int(kernel->meta.smemBytes);
+  return Status::success();
 }
 
 Status dgemm::runtime::checkKGroupedArguments(const KGroupedArgs &args) {

@@ -2,6 +2,9 @@
 
 #include "dgemm/Runtime/ModuleCache.h"
 
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,10 +33,12 @@ Status loadModule(const DriverApi &api, const std::string &path,
       CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
       // Compile for the context's device; the PTX's .target (sm_90a) must
       // match it.
-      CU_JIT_TARGET_FROM_CUCONTEXT};
+      CU_JIT_TARGET_FROM_CUCONTEXT,
+      // ptxas's resource lines (registers, spills) in the info log.
+      CU_JIT_LOG_VERBOSE};
   void *values[] = {infoLog.data(), reinterpret_cast<void *>(kJitLogBytes),
                     errorLog.data(), reinterpret_cast<void *>(kJitLogBytes),
-                    nullptr};
+                    nullptr, reinterpret_cast<void *>(uintptr_t(1))};
   CUresult result = api.cuModuleLoadDataEx(&kernel.module, ptx.c_str(),
                                            sizeof(options) / sizeof(options[0]),
                                            options, values);
@@ -82,6 +87,27 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
                          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
       !s.ok())
     return s;
+  // What the function uses, reported by dgemm_k_grouped_kernel_info.
+  struct {
+    CUfunction_attribute attribute;
+    int *value;
+    const char *what;
+  } uses[] = {
+      {CU_FUNC_ATTRIBUTE_NUM_REGS, &kernel.numRegs,
+       "cuFuncGetAttribute(NUM_REGS)"},
+      {CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &kernel.localBytes,
+       "cuFuncGetAttribute(LOCAL_SIZE_BYTES)"},
+      {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &kernel.staticSmemBytes,
+       "cuFuncGetAttribute(SHARED_SIZE_BYTES)"}};
+  for (const auto &use : uses)
+    if (Status s = checkCu(api,
+                           api.cuFuncGetAttribute(use.value, use.attribute,
+                                                  kernel.function),
+                           use.what);
+        !s.ok())
+      return s;
+  parseSpillBytes(kernel.jitInfoLog, kernel.spillStoreBytes,
+                  kernel.spillLoadBytes);
   // Register use can cap the block size below what the .meta asks for; say
   // so here rather than failing every launch with a bare error code.
   int maxThreads = 0;
@@ -103,6 +129,29 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
 }
 
 } // namespace
+
+void dgemm::runtime::parseSpillBytes(const std::string &log, int &storeBytes,
+                                     int &loadBytes) {
+  storeBytes = loadBytes = -1;
+  // "... 0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads"
+  static const char kStores[] = " bytes spill stores, ";
+  static const char kLoads[] = " bytes spill loads";
+  size_t at = log.find(kStores);
+  if (at == std::string::npos)
+    return;
+  size_t start = at;
+  while (start > 0 && std::isdigit(static_cast<unsigned char>(log[start - 1])))
+    --start;
+  size_t loadsAt = log.find(kLoads, at);
+  size_t loadsStart = at + sizeof(kStores) - 1;
+  if (start == at || loadsAt == std::string::npos || loadsAt == loadsStart)
+    return;
+  for (size_t i = loadsStart; i < loadsAt; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(log[i])))
+      return;
+  storeBytes = std::atoi(log.substr(start, at - start).c_str());
+  loadBytes = std::atoi(log.substr(loadsStart, loadsAt - loadsStart).c_str());
+}
 
 Status dgemm::runtime::getKernel(const DriverApi &api, CUcontext context,
                                  const DeviceInfo &device,

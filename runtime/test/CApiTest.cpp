@@ -1,6 +1,7 @@
 //===- CApiTest.cpp - The C ABI without a GPU -----------------------------===//
 
 #include "dgemm/Runtime/KernelBundle.h"
+#include "dgemm/Runtime/ModuleCache.h"
 #include "dgemm/Runtime/dgemm_runtime.h"
 
 #include "TestUtils.h"
@@ -76,6 +77,62 @@ TEST(CApiTest, SetKernelDir) {
   EXPECT_EQ(dgemm_set_kernel_dir(nullptr), DGEMM_OK);
   dgemm::runtime::Status s = dgemm::runtime::resolveKernelDir(dir);
   EXPECT_NE(dir, "/some/bundle");
+}
+
+TEST(CApiTest, KernelInfoRejectsBadSizesBeforeTheDriver) {
+  char err[256];
+  dgemm_kernel_info info;
+  std::vector<int32_t> ks = {256, 100};
+  EXPECT_EQ(dgemm_k_grouped_kernel_info(2048, 2048, 2, ks.data(), 1, &info,
+                                        err, sizeof(err)),
+            DGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(err, HasSubstr("argument 'ks' must hold multiples of 128"));
+  EXPECT_THAT(err, HasSubstr("got 100 for group 1"));
+  EXPECT_EQ(dgemm_k_grouped_kernel_info(0, 2048, 2, ks.data(), 1, &info, err,
+                                        sizeof(err)),
+            DGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(err, HasSubstr("argument 'm' must be >= 1"));
+  EXPECT_EQ(dgemm_k_grouped_kernel_info(2048, 2048, 0, ks.data(), 1, &info,
+                                        err, sizeof(err)),
+            DGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(err, HasSubstr("argument 'num_groups' must be >= 1"));
+  EXPECT_EQ(dgemm_k_grouped_kernel_info(2048, 2048, 1, nullptr, 1, &info, err,
+                                        sizeof(err)),
+            DGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(err, HasSubstr("argument 'ks' must not be null"));
+  EXPECT_EQ(dgemm_k_grouped_kernel_info(2048, 2048, 1, ks.data(), 1, nullptr,
+                                        err, sizeof(err)),
+            DGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(err, HasSubstr("argument 'info' must not be null"));
+}
+
+TEST(CApiTest, SpillBytesFromTheJitLog) {
+  int stores = 0, loads = 0;
+  dgemm::runtime::parseSpillBytes(
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Function properties for k\n"
+      "    16 bytes stack frame, 12 bytes spill stores, 8 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 16 barriers\n",
+      stores, loads);
+  EXPECT_EQ(stores, 12);
+  EXPECT_EQ(loads, 8);
+  dgemm::runtime::parseSpillBytes(
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
+      stores, loads);
+  EXPECT_EQ(stores, 0);
+  EXPECT_EQ(loads, 0);
+  // No such line (an empty log, as when the driver's JIT cache served the
+  // module), or a malformed one: not reported.
+  dgemm::runtime::parseSpillBytes("", stores, loads);
+  EXPECT_EQ(stores, -1);
+  EXPECT_EQ(loads, -1);
+  dgemm::runtime::parseSpillBytes("x bytes spill stores, 4 bytes spill loads",
+                                  stores, loads);
+  EXPECT_EQ(stores, -1);
+  dgemm::runtime::parseSpillBytes("4 bytes spill stores, 4x bytes spill loads",
+                                  stores, loads);
+  EXPECT_EQ(stores, -1);
+  EXPECT_EQ(loads, -1);
 }
 
 TEST(CApiTest, VersionNamesTheAbi) {

@@ -23,6 +23,8 @@
 using namespace dgemm::test;
 using dgemm::runtime::ErrorCode;
 using dgemm::runtime::KGroupedArgs;
+using dgemm::runtime::KGroupedKernelInfo;
+using dgemm::runtime::kGroupedKernelInfo;
 using dgemm::runtime::kGroupedFp8GemmNtContiguous;
 using dgemm::runtime::kGroupedWorkspaceBytes;
 using dgemm::runtime::Status;
@@ -487,6 +489,48 @@ TEST_P(LaunchTest, WorkspaceTooSmallIsRejected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundles, LaunchTest,
+                         ::testing::Values(Bundle::Real, Bundle::Reference),
+                         [](const auto &info) {
+                           return bundleName(info.param);
+                         });
+
+/// dgemm_k_grouped_kernel_info names the kernel the call launches and what
+/// the driver compiled it to; the bundle's kernels spill nothing.
+class KernelInfoTest : public GpuTest,
+                       public ::testing::WithParamInterface<Bundle> {};
+
+TEST_P(KernelInfoTest, NamesTheLaunchedKernelAndItsResources) {
+  struct Call {
+    int64_t m, n;
+    std::vector<int32_t> ks;
+    bool inPlace;
+  };
+  for (const Call &call :
+       {Call{2048, 2048, {256, 128, 128, 256}, true},
+        Call{4096, 7168, {8192, 8576, 8704, 8832}, true},
+        Call{4096, 7168, {2048, 2048, 2048, 2048, 2048, 2048, 2048, 2048},
+             false}}) {
+    DGEMM_PREPARE_BUNDLE(GetParam(), call.m, call.n, call.ks, call.inPlace);
+    KGroupedKernelInfo info;
+    Status s = kGroupedKernelInfo(call.m, call.n, int(call.ks.size()),
+                                  call.ks.data(), call.inPlace, info);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(info.entry, preparedConfig_.entryName());
+    EXPECT_EQ(info.threads, 128 * (1 + preparedConfig_.mathWarpgroups));
+    EXPECT_GT(info.numRegs, 0);
+    EXPECT_LE(info.numRegs * info.threads, 65536);
+    EXPECT_GT(info.dynamicSmemBytes, 0);
+    EXPECT_GE(info.gridX, 1);
+    EXPECT_LE(info.gridX, smCount_);
+    if (GetParam() == Bundle::Real) {
+      EXPECT_EQ(info.localBytes, 0) << info.entry << " uses local memory";
+      EXPECT_LE(info.spillStoreBytes, 0) << info.entry;
+      EXPECT_LE(info.spillLoadBytes, 0) << info.entry;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Bundles, KernelInfoTest,
                          ::testing::Values(Bundle::Real, Bundle::Reference),
                          [](const auto &info) {
                            return bundleName(info.param);

@@ -9,6 +9,8 @@
 #define DGEMM_RUNTIME_KGROUPEDGEMM_H
 
 #include "dgemm/Runtime/Status.h"
+
+#include <string>
 #include "dgemm/Runtime/Validation.h"
 
 #include <cuda.h>
@@ -41,6 +43,27 @@ Status kGroupedFp8GemmNtContiguous(const KGroupedArgs &args, CUstream stream);
 /// invalid sizes (m, n, numGroups < 1 or ksHost null).
 size_t kGroupedWorkspaceBytes(int64_t m, int64_t n, int numGroups,
                               const int *ksHost);
+
+/// What the kernel that a call with these sizes launches uses: the
+/// heuristics' choice with the DGEMM_* overrides, as the call would make it
+/// on the current context's device (device 0's primary context if none),
+/// loaded from the bundle on first use as a call would.
+struct KGroupedKernelInfo {
+  std::string entry;
+  int threads = 0, gridX = 0;
+  /// See LoadedKernel.
+  int numRegs = 0, localBytes = 0, staticSmemBytes = 0;
+  int spillStoreBytes = -1, spillLoadBytes = -1;
+  /// The .meta's smem_bytes: the dynamic shared memory of a launch.
+  int dynamicSmemBytes = 0;
+};
+
+/// Fails with InvalidArgument naming the argument for m, n or numGroups < 1,
+/// a null ksHost or a K that is negative or not a multiple of 128; with the
+/// launch's errors for a missing driver, device or kernel.
+Status kGroupedKernelInfo(int64_t m, int64_t n, int numGroups,
+                          const int *ksHost, bool inPlace,
+                          KGroupedKernelInfo &info);
 
 /// Validation only (checkKGroupedArgs, plus the workspace size against the
 /// driver-free bound of kGroupedWorkspaceBytesFor(Target{})); never touches

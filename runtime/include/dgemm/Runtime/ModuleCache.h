@@ -25,9 +25,20 @@ struct LoadedKernel {
   CUfunction function = nullptr;
   KernelMeta meta;
   std::string ptxPath;
-  /// The JIT's info log (may be empty).
+  /// The JIT's info log, verbose (may be empty, e.g. when the driver's JIT
+  /// cache served the module).
   std::string jitInfoLog;
+  /// What the compiled function uses, from cuFuncGetAttribute: registers
+  /// per thread at launch (setmaxnreg moves them between the roles after),
+  /// local memory per thread (spills and stack), static shared memory.
+  int numRegs = 0, localBytes = 0, staticSmemBytes = 0;
+  /// Spill bytes per thread from the JIT's log; -1 when it does not say.
+  int spillStoreBytes = -1, spillLoadBytes = -1;
 };
+
+/// Reads "N bytes spill stores, M bytes spill loads" from a JIT (ptxas)
+/// verbose log; leaves both at -1 when the log has no such line.
+void parseSpillBytes(const std::string &log, int &storeBytes, int &loadBytes);
 
 /// Returns the kernel for `config` from the bundle in `dir`, loading it into
 /// `context` (which must be current) on first use. Cached per (context,

@@ -65,6 +65,32 @@ dgemm_check_arguments(const void *a, const void *sfa, const void *b,
                       const int32_t *ks_device, void *workspace,
                       uint64_t workspace_bytes, char *err, uint64_t err_len);
 
+/* What the kernel a call with these sizes would launch uses (the
+ * heuristics' choice with the DGEMM_* overrides, for the current context's
+ * device, or device 0's primary context if none), loading it from the kernel
+ * bundle on first use as the call would. The counts are per thread. */
+typedef struct dgemm_kernel_info {
+  char entry[128];          /* the kernel's entry name (its configuration) */
+  int32_t threads;          /* per CTA */
+  int32_t grid_x;           /* CTAs of the launch */
+  int32_t registers;        /* at launch; setmaxnreg then moves them between
+                               the producer and the math warpgroups */
+  int32_t local_bytes;      /* local memory: spills and stack */
+  int32_t spill_store_bytes; /* from the JIT's log; -1 when it gave none */
+  int32_t spill_load_bytes;  /* likewise */
+  int32_t static_smem_bytes;
+  int32_t dynamic_smem_bytes;
+} dgemm_kernel_info;
+
+/* Returns 0 and fills *info, or an error code with a message in err (bad
+ * sizes are DGEMM_ERROR_INVALID_ARGUMENT naming the argument). in_place != 0
+ * asks for the kernel of a call where c is d. */
+DGEMM_RUNTIME_EXPORT int
+dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
+                            const int32_t *ks_host, int32_t in_place,
+                            dgemm_kernel_info *info, char *err,
+                            uint64_t err_len);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
