@@ -932,7 +932,8 @@ def fmt_row(row: Row) -> List[str]:
     dg_tf = (s.flop / row.dg_us / 1e6) if row.dg_us else None
     vs_dg = f"{tf / dg_tf:.2f}" if tf and dg_tf else "n/a"
     return [s.name(), clip(row.config, 80), clip(row.resources), diff, ours_us,
-            f"{tf:.0f}" if tf else "n/a", ref, vs_ref, tflops(row.dg_us, row.dg_note), vs_dg, tflops(row.peer_us, row.peer_note), vs_peer,
+            f"{tf:.0f}" if tf else "n/a", ref, vs_ref, tflops(row.dg_us, row.dg_note), vs_dg,
+            tflops(row.peer_us, row.peer_note), vs_peer,
             tflops(row.peer_fast_us, row.peer_fast_note), f"{s.floor_us:.1f}", eff]
 
 
