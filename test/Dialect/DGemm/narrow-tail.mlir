@@ -35,10 +35,20 @@
 // CHECK-NEXT: dgemm.epilogue %[[TILE]]#1 group(%{{.+}}) tile(%{{.+}}, %{{.+}}) : vector<96xf32>
 
 // Every width's WGMMAs survive the barrier placement and its verifier; the
-// narrow loops are entered with no WGMMA in flight.
+// narrow loops are entered with no WGMMA in flight. The epilogue's test for
+// a tile without K blocks takes the tile's block count through the narrow
+// branches (not the live columns their condition compares).
+// NVVM: nvvm.setmaxregister increase 232
+// NVVM: %[[K:.+]] = llvm.load %{{.+}} : !llvm.ptr<1> -> i32
+// NVVM-NEXT: %[[BLOCKS:.+]] = arith.divui %[[K]], %c128_i32{{(_[0-9]+)?}} : i32
+// NVVM: %[[LIVE:.+]] = arith.subi %arg12, %{{.+}} : i32
+// NVVM: arith.cmpi sle, %[[LIVE]], %c64_i32 : i32
 // NVVM-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 64, k = 32>
 // NVVM-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 32>
 // NVVM-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 192, k = 32>
+// NVVM: } {dgemm.narrow_tail}
+// NVVM: } {dgemm.narrow_tail}
+// NVVM: arith.cmpi eq, %[[BLOCKS]], %{{.+}} : i32
 // NVVM-NOT: nvvm.wgmma.mma_async
 
 // OFF-NOT: dgemm.narrow_tail
