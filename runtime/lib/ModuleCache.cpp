@@ -87,38 +87,35 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
                          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
       !s.ok())
     return s;
-  // What the function uses, reported by dgemm_k_grouped_kernel_info.
-  struct {
+  // What the function uses (reported by dgemm_k_grouped_kernel_info), and
+  // the block size its register use allows.
+  int maxThreads = 0;
+  const struct {
     CUfunction_attribute attribute;
     int *value;
-    const char *what;
-  } uses[] = {
-      {CU_FUNC_ATTRIBUTE_NUM_REGS, &kernel.numRegs,
-       "cuFuncGetAttribute(NUM_REGS)"},
+    const char *name;
+  } queries[] = {
+      {CU_FUNC_ATTRIBUTE_NUM_REGS, &kernel.numRegs, "NUM_REGS"},
       {CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &kernel.localBytes,
-       "cuFuncGetAttribute(LOCAL_SIZE_BYTES)"},
+       "LOCAL_SIZE_BYTES"},
       {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &kernel.staticSmemBytes,
-       "cuFuncGetAttribute(SHARED_SIZE_BYTES)"}};
-  for (const auto &use : uses)
+       "SHARED_SIZE_BYTES"},
+      {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &maxThreads,
+       "MAX_THREADS_PER_BLOCK"},
+  };
+  for (const auto &q : queries) {
+    std::string what = std::string("cuFuncGetAttribute(") + q.name + ")";
     if (Status s = checkCu(api,
-                           api.cuFuncGetAttribute(use.value, use.attribute,
+                           api.cuFuncGetAttribute(q.value, q.attribute,
                                                   kernel.function),
-                           use.what);
+                           what.c_str());
         !s.ok())
       return s;
+  }
   parseSpillBytes(kernel.jitInfoLog, kernel.spillStoreBytes,
                   kernel.spillLoadBytes);
   // Register use can cap the block size below what the .meta asks for; say
   // so here rather than failing every launch with a bare error code.
-  int maxThreads = 0;
-  if (Status s =
-          checkCu(api,
-                  api.cuFuncGetAttribute(
-                      &maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                      kernel.function),
-                  "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
-      !s.ok())
-    return s;
   if (kernel.meta.threads > maxThreads)
     return Status::error(ErrorCode::BadKernelBundle,
                          metaPath + ": key 'threads' is " +

@@ -166,12 +166,20 @@ static double inPlaceTimeUpTo(const std::vector<int64_t> &ks,
   return time;
 }
 
-bool dgemm::heuristics::registerBeatsPark(const std::vector<int64_t> &ks) {
-  constexpr int64_t all = std::numeric_limits<int64_t>::max();
-  double registerTime = inPlaceTimeUpTo(ks, all, /*parked=*/false);
+/// registerBeatsPark, given the register epilogue's time of all of `ks`.
+static bool registerBeatsParkAt(const std::vector<int64_t> &ks,
+                                double registerTime) {
   return registerTime > 0 &&
          registerTime <= (1 - kRegisterOverParkMargin) *
-                             inPlaceTimeUpTo(ks, all, /*parked=*/true);
+                             inPlaceTimeUpTo(
+                                 ks, std::numeric_limits<int64_t>::max(),
+                                 /*parked=*/true);
+}
+
+bool dgemm::heuristics::registerBeatsPark(const std::vector<int64_t> &ks) {
+  return registerBeatsParkAt(
+      ks, inPlaceTimeUpTo(ks, std::numeric_limits<int64_t>::max(),
+                          /*parked=*/false));
 }
 
 int KernelConfig::threads() const {
@@ -520,9 +528,14 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   const int64_t blocks =
       blocksInGroupsUpTo(ks, std::numeric_limits<int64_t>::max());
   const int64_t blocksUpTo8 = blocksInGroupsUpTo(ks, kRedEpilogueTileBlocks);
-  // In place, where the reduction rules below do not apply: whether the
-  // register epilogue's modelled time beats the parked kernel's.
-  const bool registerOverPark = problem.inPlace && registerBeatsPark(ks);
+  // The register epilogue's modelled time (inPlaceTileTime) of every group;
+  // in place, where the reduction rules below do not apply, whether it
+  // beats the parked kernel's.
+  const double registerTime =
+      inPlaceTimeUpTo(ks, std::numeric_limits<int64_t>::max(),
+                      /*parked=*/false);
+  const bool registerOverPark =
+      problem.inPlace && registerBeatsParkAt(ks, registerTime);
   // Short groups: narrower tiles than the model's. Its per-tile fill charge
   // favours wide tiles, but with groups of a few K blocks each tile is
   // mostly epilogue, and on an H100 the 64-column tile was 2-16% faster than
@@ -550,10 +563,7 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
     else if (registerOverPark ||
-             (shortTime > 0 &&
-              2 * shortTime >=
-                  inPlaceTimeUpTo(ks, std::numeric_limits<int64_t>::max(),
-                                  /*parked=*/false)))
+             (shortTime > 0 && 2 * shortTime >= registerTime))
       narrow = 128;
     if (narrow > 0 && chosen.blockM == 128 && chosen.blockN > narrow &&
         ceilDiv(problem.n, narrow) * narrow <=
