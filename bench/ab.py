@@ -97,7 +97,10 @@ def main() -> int:
         from dgemm import _runtime
         props = torch.cuda.get_device_properties(0)
         max_smem = getattr(props, "shared_memory_per_block_optin", 0) or 232448
-        oracle = bench.ConfigOracle(_runtime.load(), props.multi_processor_count, max_smem, None)
+        bandwidth, calibration = bench.device_bandwidth_gbps(dgemm)
+        print(f"device memory {bandwidth} GB/s peak; heuristics calibration {calibration}")
+        oracle = bench.ConfigOracle(_runtime.load(), props.multi_processor_count, max_smem, None,
+                                    bandwidth)
     except Exception as e:  # noqa: BLE001
         print(f"(no config lookup: {e})")
     for shape in shapes:

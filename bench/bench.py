@@ -282,7 +282,9 @@ _SELECT_SYMBOL = "_ZN5dgemm7runtime20chooseKGroupedConfigElliPKiRKNS_10heuristic
 
 
 class _Target(ctypes.Structure):
-    _fields_ = [("numSMs", ctypes.c_int), ("maxSmemPerBlock", ctypes.c_int)]
+    # heuristics::Target, field by field.
+    _fields_ = [("numSMs", ctypes.c_int), ("maxSmemPerBlock", ctypes.c_int),
+                ("memoryBandwidthGBps", ctypes.c_int)]
 
 
 class _Config(ctypes.Structure):
@@ -309,11 +311,25 @@ def entry_name(c: Any) -> str:
     return name
 
 
+def device_bandwidth_gbps(dgemm_module: Any) -> Tuple[int, str]:
+    """The peak memory bandwidth (GB/s) and heuristics calibration the runtime sees on the
+    current device, from ``dgemm.kernel_info`` on a one-tile problem; (0, reason) when it
+    cannot tell."""
+    try:
+        info = dgemm_module.kernel_info(128, 128, [128], in_place=False)
+        return int(info["memory_bandwidth_gbps"]), str(info["calibration"])
+    except Exception as e:  # noqa: BLE001
+        return 0, f"unknown ({short_exc(e, 60)})"
+
+
 class ConfigOracle:
-    def __init__(self, lib: Any, num_sms: int, max_smem: int, index: Optional[List[str]]):
+    def __init__(self, lib: Any, num_sms: int, max_smem: int, index: Optional[List[str]],
+                 bandwidth_gbps: int = 0):
+        """bandwidth_gbps: the device's peak memory bandwidth (device_bandwidth_gbps), which
+        selects the heuristics' calibration; 0 (unknown) takes the H100's."""
         self.fn = None
         self.why = ""
-        self.target = _Target(num_sms, max_smem)
+        self.target = _Target(num_sms, max_smem, bandwidth_gbps)
         self.index = index
         if os.environ.get("DGEMM_BENCH_NO_CONFIG") == "1":
             self.why = "DGEMM_BENCH_NO_CONFIG=1"
@@ -514,8 +530,12 @@ class Bench:
             self.note(f"kernel bundle: DGEMM_KERNEL_DIR={kernel_dir or '(unset: runtime default)'}"
                       + (f", {len(index)} entries in index.txt" if index is not None else
                          ", no readable index.txt"))
+            bandwidth, calibration = device_bandwidth_gbps(dgemm)
+            self.note(f"device memory: {bandwidth} GB/s peak (driver: memory clock x bus width); "
+                      f"heuristics calibration: {calibration}")
             try:
-                self.oracle = ConfigOracle(lib, props.multi_processor_count, max_smem, index)
+                self.oracle = ConfigOracle(lib, props.multi_processor_count, max_smem, index,
+                                           bandwidth)
             except Exception as e:  # noqa: BLE001
                 log(f"!! config lookup unavailable: {short_exc(e)}")
         except Exception as e:  # noqa: BLE001

@@ -45,7 +45,8 @@ def uniform_inputs(m, n, ks, seed=0):
 def config_for(m, n, ks):
     lib = dgemm._runtime.load()
     props = torch.cuda.get_device_properties(0)
-    oracle = bench.ConfigOracle(lib, props.multi_processor_count, 232448, None)
+    oracle = bench.ConfigOracle(lib, props.multi_processor_count, 232448, None,
+                                bench.device_bandwidth_gbps(dgemm)[0])
     # The kernel the call below launches: in place unless RACE_PROBE_SEPARATE_C=1.
     name = oracle.entry(m, n, ks, in_place=not SEPARATE_C)
     bm = int(name.split("_bm")[1].split("_")[0])

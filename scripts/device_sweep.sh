@@ -24,12 +24,15 @@
 #   skewed-sep the same lengths with a separate c: 64, 128 and 192 columns
 #   redmix     in place, two lengths around 8 blocks: the default against the
 #              reduction kernel, the register epilogue and the parked kernel
+#   calib      in place, the H200 calibration's untimed choices and calls it
+#              was not fitted on: the default against the register epilogue,
+#              the reduction and parked kernels and 64 columns, both orders
 # Environment: OUT (logs, default /tmp/dgemm-sweep), DGEMM_RT_BUILD (default
 # /tmp/rt), ROUNDS (default 30), SWEEP_TIMEOUT (seconds per ab.py call,
 # default 240).
 set -u
 bundle=${1:?bundle directory}; shift
-sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal bimodal2 skewed skewed-sep redmix}
+sweeps=${*:-short short-rev short-sep mixed band park park-rev bimodal bimodal2 skewed skewed-sep redmix calib}
 OUT=${OUT:-/tmp/dgemm-sweep}; mkdir -p "$OUT"
 BUILD=${DGEMM_RT_BUILD:-/tmp/rt}
 rounds=${ROUNDS:-30}
@@ -68,6 +71,16 @@ bimodal2_shapes=$(bimodal 16:4096:7168 8x2 8x16),$(bimodal 16:7168:2048 12x4 4x2
 bimodal2_shapes+=,$(bimodal 16:4096:4096 6x6 10x20),$(bimodal 8:4096:4096 2x1 6x14)
 bimodal2_shapes+=,$(bimodal 16:4096:4096 4x10 12x13),$(bimodal 32:4096:2048 16x3 16x12)
 bimodal2_shapes+=,$(bimodal 16:4096:4096 2x3 14x14),$(bimodal 8:4096:7168 3x5 5x28)
+# The H200 calibration's choices that its fitting sweep did not time (uniform
+# groups of 3-6 blocks: the reduction kernel at 128 columns; of 7-8 blocks on
+# 4096 x 2048: the park), then calls it was not fitted on (bench/NOTES.md
+# section 26): drawn lengths and the bimodal2 shapes.
+calib_shapes=16:4096:4096:384,16:4096:4096:512,4:4096:4096:640,8:4096:4096:768
+calib_shapes+=,16:7168:2048:768,8:4096:2048:896,8:4096:2048:1024
+calib_shapes+=,8:7168:2048:~768,16:4096:7168:~640,32:4096:4096:~1024
+calib_shapes+=,$(bimodal 16:4096:4096 8x3 8x12),$(bimodal 16:4096:4096 4x5 12x9)
+calib_shapes+=,$(bimodal 16:4096:4096 6x6 10x20),$(bimodal 16:4096:4096 4x10 12x13)
+calib_shapes+=,$(bimodal 32:4096:2048 16x3 16x12),$(bimodal 16:7168:2048 12x4 4x24)
 # Groups of two lengths around the reduction kernel's 8 blocks.
 redmix_shapes=$(bimodal 16:4096:4096 8x8 8x16),$(bimodal 16:4096:4096 12x8 4x16)
 redmix_shapes+=,$(bimodal 16:4096:4096 12x4 4x16),$(bimodal 16:4096:4096 10x6 6x12)
@@ -145,13 +158,19 @@ for s in $sweeps; do
                 ab skewed-sep-rev.log "$B" "$B@DGEMM_BLOCK_N=192" "$B@DGEMM_BLOCK_N=128" \
                   "$B@DGEMM_BLOCK_N=64" --separate-c \
                   --shapes "$skewed_shapes" --rounds "$rounds" || rc=1 ;;
+    calib) ab calib.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=0" "$B@DGEMM_RED_MAX_BLOCKS=8" \
+             "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" "$B@DGEMM_BLOCK_N=64" \
+             --shapes "$calib_shapes" --rounds "$rounds" || rc=1
+           ab calib-rev.log "$B" "$B@DGEMM_BLOCK_N=64" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
+             "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_RED_MAX_BLOCKS=0" \
+             --shapes "$calib_shapes" --rounds "$rounds" || rc=1 ;;
     redmix) ab redmix.log "$B" "$B@DGEMM_RED_MAX_BLOCKS=8" "$B@DGEMM_RED_MAX_BLOCKS=0" \
               "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
               --shapes "$redmix_shapes" --rounds "$rounds" || rc=1
             ab redmix-rev.log "$B" "$B@DGEMM_IN_PLACE_ONLY=1,DGEMM_PARK=1" \
               "$B@DGEMM_RED_MAX_BLOCKS=0" "$B@DGEMM_RED_MAX_BLOCKS=8" \
               --shapes "$redmix_shapes" --rounds "$rounds" || rc=1 ;;
-    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal, bimodal2, skewed, skewed-sep, redmix)"; rc=1 ;;
+    *) echo "unknown sweep '$s' (short, short-rev, short-sep, mixed, band, park, park-rev, bimodal, bimodal2, skewed, skewed-sep, redmix, calib)"; rc=1 ;;
   esac
 done
 for log in $logs; do grep -h '^(' "$OUT/$log"; done > "$OUT/rows.txt"

@@ -170,7 +170,8 @@ class _KernelInfo(ctypes.Structure):
     _fields_ = [("entry", ctypes.c_char * 128)] + [
         (name, ctypes.c_int32) for name in (
             "threads", "grid_x", "registers", "local_bytes", "spill_store_bytes",
-            "spill_load_bytes", "static_smem_bytes", "dynamic_smem_bytes")]
+            "spill_load_bytes", "static_smem_bytes", "dynamic_smem_bytes",
+            "memory_bandwidth_gbps")] + [("calibration", ctypes.c_char * 8)]
 
 
 def kernel_info(m: int, n: int, ks: Sequence[int], in_place: bool = True) -> dict:
@@ -178,7 +179,9 @@ def kernel_info(m: int, n: int, ks: Sequence[int], in_place: bool = True) -> dic
     context's device (device 0 if none): its entry name (the configuration), threads and grid,
     registers per thread at launch, local memory per thread (spills and stack), the spill bytes
     of the JIT's log (-1 when it gave none, e.g. from the driver's JIT cache) and its static and
-    dynamic shared memory. ``in_place``: c is d. Loads the kernel as the call would. Raises
+    dynamic shared memory, and the device's peak memory bandwidth in GB/s (0 unknown) with
+    the calibration ("H100" or "H200") of the heuristics' measured rules it selected.
+    ``in_place``: c is d. Loads the kernel as the call would. Raises
     ValueError for bad sizes, RuntimeError otherwise."""
     lib = load()
     fn = getattr(lib, "dgemm_k_grouped_kernel_info", None)
@@ -199,5 +202,6 @@ def kernel_info(m: int, n: int, ks: Sequence[int], in_place: bool = True) -> dic
         exc = ValueError if rc == _INVALID_ARGUMENT else RuntimeError
         raise exc(f"dgemm runtime: {name}: {message}")
     out = {"entry": info.entry.decode(errors="replace")}
-    out.update({name: int(getattr(info, name)) for name, _ in _KernelInfo._fields_[1:]})
+    out.update({name: int(getattr(info, name)) for name, _ in _KernelInfo._fields_[1:-1]})
+    out["calibration"] = info.calibration.decode(errors="replace")
     return out

@@ -80,7 +80,9 @@ const char *dgemm_runtime_version(void) { return "stub-1"; }
 typedef struct {
   char entry[128];
   int32_t threads, grid_x, registers, local_bytes, spill_store_bytes,
-      spill_load_bytes, static_smem_bytes, dynamic_smem_bytes;
+      spill_load_bytes, static_smem_bytes, dynamic_smem_bytes,
+      memory_bandwidth_gbps;
+  char calibration[8];
 } stub_kernel_info;
 
 int dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
@@ -102,6 +104,9 @@ int dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
   info->spill_load_bytes = ks_host[0];
   info->static_smem_bytes = 7;
   info->dynamic_smem_bytes = (int32_t)n;
+  info->memory_bandwidth_gbps = (int32_t)m;
+  snprintf(info->calibration, sizeof(info->calibration), "%s",
+           in_place ? "H200" : "H100");
   return 0;
 }
 

@@ -80,6 +80,28 @@ def test_register_and_reduction_kernels(oracle, no_overrides):
     assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn64_s8_r2"
 
 
+def test_memory_bandwidth_selects_the_calibration(runtime_lib, no_overrides):
+    # The third field of heuristics::Target: from 4000 GB/s the H200's measured rules.
+    # Groups of 10 blocks in place: the register epilogue on the H100 (CTA pairs at
+    # N = 4096), the parked kernel on the H200; groups of 5 blocks with a separate c:
+    # 64 columns on the H100, 128 on the H200.
+    h100 = bench.ConfigOracle(runtime_lib, 132, 232448, None, 3352)
+    h200 = bench.ConfigOracle(runtime_lib, 132, 232448, None, 4800)
+    unknown = bench.ConfigOracle(runtime_lib, 132, 232448, None)
+    for oracle in (h100, unknown):
+        assert (oracle.entry(4096, 4096, [1280] * 8, in_place=True)
+                == PREFIX + "bm128_bn128_s6_r2_c2x1_q")
+        assert oracle.entry(4096, 4096, [640] * 4) == PREFIX + "bm128_bn64_s8_r2_c2x1_q"
+    assert (h200.entry(4096, 4096, [1280] * 8, in_place=True)
+            == PREFIX + "bm128_bn128_s4_r2_ip_park")
+    assert h200.entry(4096, 4096, [640] * 4) == PREFIX + "bm128_bn128_s6_r2_c2x1_q"
+    # The issue's shapes do not move.
+    for oracle in (h100, h200):
+        assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
+                == PREFIX + "bm128_bn192_s5_r2_ip")
+        assert oracle.entry(2048, 2048, SEED_KS, in_place=True) == PREFIX + "bm128_bn64_s8_r2_q"
+
+
 def test_stages_override(oracle, no_overrides):
     monkeypatch = no_overrides
     # Fewer stages than fit (at least 2) replace the count; anything else is ignored,

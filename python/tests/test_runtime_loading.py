@@ -147,8 +147,11 @@ def test_kernel_info_maps_every_field(stub):
     assert info == {"entry": "stub_m2048_n4096_g2_ip0", "threads": 384, "grid_x": 2,
                     "registers": 168, "local_bytes": 0, "spill_store_bytes": -1,
                     "spill_load_bytes": 256, "static_smem_bytes": 7,
-                    "dynamic_smem_bytes": 4096}
-    assert dgemm.kernel_info(64, 64, [128])["entry"].endswith("_ip1")
+                    "dynamic_smem_bytes": 4096, "memory_bandwidth_gbps": 2048,
+                    "calibration": "H100"}
+    in_place = dgemm.kernel_info(64, 64, [128])
+    assert in_place["entry"].endswith("_ip1")
+    assert in_place["calibration"] == "H200"
 
 
 def test_kernel_info_bad_sizes_are_value_errors(stub):

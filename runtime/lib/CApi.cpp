@@ -117,6 +117,9 @@ int dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
   info->spill_load_bytes = found.spillLoadBytes;
   info->static_smem_bytes = found.staticSmemBytes;
   info->dynamic_smem_bytes = found.dynamicSmemBytes;
+  info->memory_bandwidth_gbps = found.memoryBandwidthGBps;
+  len = std::min(found.calibration.size(), sizeof(info->calibration) - 1);
+  std::memcpy(info->calibration, found.calibration.data(), len);
   return report(Status::success(), err, err_len);
 }
 

@@ -100,7 +100,26 @@ Status dgemm::runtime::queryDeviceInfo(const DriverApi &api, CUdevice device,
       return s;
   }
   info.memoryPools = pools != 0;
+  // The memory's clock and bus width only tune the heuristics
+  // (peakMemoryBandwidthGBps): a driver that does not report them leaves
+  // them unknown rather than failing the call.
+  if (api.cuDeviceGetAttribute(&info.memoryClockKHz,
+                               CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
+                               device) != CUDA_SUCCESS)
+    info.memoryClockKHz = 0;
+  if (api.cuDeviceGetAttribute(&info.memoryBusWidthBits,
+                               CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+                               device) != CUDA_SUCCESS)
+    info.memoryBusWidthBits = 0;
   return Status::success();
+}
+
+int dgemm::runtime::peakMemoryBandwidthGBps(const DeviceInfo &info) {
+  if (info.memoryClockKHz <= 0 || info.memoryBusWidthBits <= 0)
+    return 0;
+  // kHz x 2 transfers x bytes per transfer = kB/s; / 1e6 = GB/s.
+  double gbps = 2.0 * info.memoryClockKHz * (info.memoryBusWidthBits / 8) / 1e6;
+  return int(gbps + 0.5);
 }
 
 Status dgemm::runtime::getDeviceInfo(const DriverApi &api, CUcontext context,

@@ -21,14 +21,15 @@ using dgemm::heuristics::Target;
 #define DGEMM_RUNTIME_VERSION "0.0.0"
 #endif
 
-namespace {
-
-Target targetFor(const DeviceInfo &device) {
+Target dgemm::runtime::targetFor(const DeviceInfo &device) {
   Target target;
   target.numSMs = device.smCount;
   target.maxSmemPerBlock = device.maxSmemOptin;
+  target.memoryBandwidthGBps = peakMemoryBandwidthGBps(device);
   return target;
 }
+
+namespace {
 
 Status checkDevice(const DriverApi &api, const DeviceInfo &device) {
   // The bundle is sm_90a PTX, which only a compute capability 9.0 device runs.
@@ -276,6 +277,10 @@ Status dgemm::runtime::kGroupedKernelInfo(int64_t m, int64_t n, int numGroups,
   info.spillStoreBytes = kernel->spillStoreBytes;
   info.spillLoadBytes = kernel->spillLoadBytes;
   info.dynamicSmemBytes = int(kernel->meta.smemBytes);
+  Target target = targetFor(device);
+  info.memoryBandwidthGBps = target.memoryBandwidthGBps;
+  info.calibration = dgemm::heuristics::calibrationName(
+      dgemm::heuristics::calibrationFor(target));
   return Status::success();
 }
 

@@ -3,6 +3,7 @@
 #include "GpuTestUtils.h"
 
 #include "dgemm/Heuristics/KernelConfig.h"
+#include "dgemm/Runtime/KGroupedGemm.h"
 #include "dgemm/Runtime/KernelBundle.h"
 #include "dgemm/Runtime/Validation.h"
 
@@ -182,12 +183,15 @@ std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
                                    bool inPlace) {
   CUdevice device;
   gApi->cuCtxGetDevice(&device);
-  heuristics::Target target;
-  target.numSMs = smCount_;
-  gApi->cuDeviceGetAttribute(
-      &target.maxSmemPerBlock,
-      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device);
-  // The configuration the runtime will launch (DGEMM_DESC_SLOTS included).
+  // The target the runtime builds for the device (the memory bandwidth
+  // selects the heuristics' calibration), and the configuration it will
+  // launch (DGEMM_DESC_SLOTS included).
+  runtime::DeviceInfo info;
+  if (Status s = runtime::queryDeviceInfo(*gApi, device, info); !s.ok()) {
+    ADD_FAILURE() << "device query failed: " << s.message();
+    return "device query failed";
+  }
+  heuristics::Target target = runtime::targetFor(info);
   heuristics::KernelConfig config = runtime::chooseKGroupedConfig(
       m, n, int(ks.size()), ks.data(), target, inPlace);
   preparedConfig_ = config;

@@ -522,6 +522,17 @@ TEST_P(KernelInfoTest, NamesTheLaunchedKernelAndItsResources) {
     EXPECT_GT(info.dynamicSmemBytes, 0);
     EXPECT_GE(info.gridX, 1);
     EXPECT_LE(info.gridX, smCount_);
+    // An SM90 part reports its memory, and the calibration is the one its
+    // bandwidth selects (the H100's 3.35 TB/s, the H200's 4.8 TB/s).
+    EXPECT_GT(info.memoryBandwidthGBps, 1000);
+    dgemm::heuristics::Target bandwidth;
+    bandwidth.memoryBandwidthGBps = info.memoryBandwidthGBps;
+    EXPECT_EQ(info.calibration, dgemm::heuristics::calibrationName(
+                                    dgemm::heuristics::calibrationFor(bandwidth)));
+    std::printf("[ kernel info ] %s: memory %d GB/s, %s calibration, %d "
+                "registers, %d B local\n",
+                info.entry.c_str(), info.memoryBandwidthGBps,
+                info.calibration.c_str(), info.numRegs, info.localBytes);
     if (GetParam() == Bundle::Real) {
       EXPECT_EQ(info.localBytes, 0) << info.entry << " uses local memory";
       EXPECT_LE(info.spillStoreBytes, 0) << info.entry;
@@ -547,8 +558,11 @@ protected:
     HostProblem p = makeRandomProblem(256, 256, ks, 7);
     DeviceProblem dev;
     EXPECT_TRUE(uploadProblem(p, false, dev));
-    dgemm::heuristics::Target target;
-    target.numSMs = smCount_;
+    CUdevice device = 0;
+    driver().cuCtxGetDevice(&device);
+    dgemm::runtime::DeviceInfo info;
+    EXPECT_TRUE(dgemm::runtime::queryDeviceInfo(driver(), device, info).ok());
+    dgemm::heuristics::Target target = dgemm::runtime::targetFor(info);
     dgemm::heuristics::KernelConfig config =
         dgemm::heuristics::selectKGroupedConfig(
             dgemm::runtime::makeProblem(256, 256, 1, ks.data()), target);

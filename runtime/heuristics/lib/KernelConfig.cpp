@@ -154,16 +154,75 @@ double dgemm::heuristics::inPlaceTileTime(int64_t blocks, bool parked) {
                 : interpolate(kRegister, 4.6, blocks);
 }
 
+Calibration dgemm::heuristics::calibrationFor(const Target &target) {
+  return target.memoryBandwidthGBps >= kH200MinBandwidthGBps
+             ? Calibration::H200
+             : Calibration::H100;
+}
+
+const char *dgemm::heuristics::calibrationName(Calibration calibration) {
+  return calibration == Calibration::H200 ? "H200" : "H100";
+}
+
+double dgemm::heuristics::inPlaceTileTime(int64_t blocks,
+                                          InPlaceEpilogue epilogue,
+                                          Calibration calibration) {
+  if (calibration == Calibration::H100)
+    return inPlaceTileTime(blocks, epilogue == InPlaceEpilogue::Parked);
+  // Microseconds per group of 1024 tiles of 128 x 128 on 132 SMs of an H200,
+  // in place, 128 columns (the register kernel paired where N >= 4096), from
+  // one call of scripts/device_sweep.sh (bench/NOTES.md section 26): uniform
+  // groups of 4, 9-12 and 16 blocks, and groups of two lengths (2 + 16,
+  // 4 + 24, 8 + 32, 4 + 16, 6 + 12, 8 + 16, 2 + 10 blocks), each length's
+  // time solved from two calls. Unlike the H100's, the park's tile time is
+  // not flat: with 4.8 TB/s its workers' epilogue no longer bounds it, and
+  // it overtakes the register epilogue near 7 blocks. The reduction
+  // kernel's reductions (tiles of at most 8 blocks) beat the register
+  // epilogue from 4 blocks; its longer tiles run the register epilogue in a
+  // block loop 2.4% slower (uniform 9-16 blocks). Past the last point the
+  // park's block loop is taken 4% faster per block than the register one
+  // (section 9: the in-place kernel 3-8% faster on long tiles).
+  static constexpr std::pair<double, double> kRegister[8] = {
+      {1, 35},   {2, 36.2},   {4, 39.2},   {8, 54.4},
+      {12, 70.5}, {16, 87.0}, {24, 119.8}, {32, 153.9}};
+  static constexpr std::pair<double, double> kParked[9] = {
+      {1, 42.5},  {2, 43.0},  {4, 44.5},   {6, 45.0},  {8, 49.3},
+      {12, 63.3}, {16, 79.4}, {24, 107.9}, {32, 145.9}};
+  static constexpr std::pair<double, double> kReduced[5] = {
+      {1, 36.5}, {2, 37.0}, {4, 37.5}, {6, 42.4}, {8, 51.0}};
+  constexpr double kRegisterSlope = 4.26, kParkedSlope = kRegisterSlope / 1.04;
+  constexpr double kReductionKernelLoop = 1.024;
+  switch (epilogue) {
+  case InPlaceEpilogue::Register:
+    return interpolate(kRegister, kRegisterSlope, blocks);
+  case InPlaceEpilogue::Parked:
+    return interpolate(kParked, kParkedSlope, blocks);
+  case InPlaceEpilogue::Reduction:
+    return blocks <= kRedEpilogueTileBlocks
+               ? interpolate(kReduced, 0, blocks)
+               : kReductionKernelLoop *
+                     interpolate(kRegister, kRegisterSlope, blocks);
+  }
+  return 0;
+}
+
 /// The modelled time (inPlaceTileTime) of the groups of at most `maxBlocks`
 /// 128-deep K blocks: every group has the same tiles, so their times add up.
 static double inPlaceTimeUpTo(const std::vector<int64_t> &ks,
-                              int64_t maxBlocks, bool parked) {
+                              int64_t maxBlocks, InPlaceEpilogue epilogue,
+                              Calibration calibration) {
   double time = 0;
   for (int64_t k : ks)
     if (int64_t blocks = ceilDiv(std::max<int64_t>(k, 0), kBlockK);
         blocks <= maxBlocks)
-      time += inPlaceTileTime(blocks, parked);
+      time += inPlaceTileTime(blocks, epilogue, calibration);
   return time;
+}
+
+static double inPlaceTime(const std::vector<int64_t> &ks,
+                          InPlaceEpilogue epilogue, Calibration calibration) {
+  return inPlaceTimeUpTo(ks, std::numeric_limits<int64_t>::max(), epilogue,
+                         calibration);
 }
 
 /// registerBeatsPark, given the register epilogue's time of all of `ks`.
@@ -171,15 +230,32 @@ static bool registerBeatsParkAt(const std::vector<int64_t> &ks,
                                 double registerTime) {
   return registerTime > 0 &&
          registerTime <= (1 - kRegisterOverParkMargin) *
-                             inPlaceTimeUpTo(
-                                 ks, std::numeric_limits<int64_t>::max(),
-                                 /*parked=*/true);
+                             inPlaceTime(ks, InPlaceEpilogue::Parked,
+                                         Calibration::H100);
 }
 
 bool dgemm::heuristics::registerBeatsPark(const std::vector<int64_t> &ks) {
   return registerBeatsParkAt(
-      ks, inPlaceTimeUpTo(ks, std::numeric_limits<int64_t>::max(),
-                          /*parked=*/false));
+      ks, inPlaceTime(ks, InPlaceEpilogue::Register, Calibration::H100));
+}
+
+InPlaceEpilogue
+dgemm::heuristics::fastestInPlaceEpilogueH200(const std::vector<int64_t> &ks) {
+  const Calibration h200 = Calibration::H200;
+  double parked = inPlaceTime(ks, InPlaceEpilogue::Parked, h200);
+  double reg = inPlaceTime(ks, InPlaceEpilogue::Register, h200);
+  double reduced = inPlaceTime(ks, InPlaceEpilogue::Reduction, h200);
+  const double keep = 1 - kRegisterOverParkMargin;
+  // The register epilogue unless the reduction kernel beats it by the
+  // margin; then whichever of the two beats the park by the margin.
+  InPlaceEpilogue best = InPlaceEpilogue::Register;
+  double bestTime = reg;
+  if (reduced <= keep * reg) {
+    best = InPlaceEpilogue::Reduction;
+    bestTime = reduced;
+  }
+  return bestTime > 0 && bestTime <= keep * parked ? best
+                                                   : InPlaceEpilogue::Parked;
 }
 
 int KernelConfig::threads() const {
@@ -531,11 +607,19 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // The register epilogue's modelled time (inPlaceTileTime) of every group;
   // in place, where the reduction rules below do not apply, whether it
   // beats the parked kernel's.
+  // The measured rules below come in two calibrations (calibrationFor).
+  const Calibration calibration = calibrationFor(target);
+  const bool onH200 = calibration == Calibration::H200;
   const double registerTime =
-      inPlaceTimeUpTo(ks, std::numeric_limits<int64_t>::max(),
-                      /*parked=*/false);
+      inPlaceTime(ks, InPlaceEpilogue::Register, Calibration::H100);
+  // On the H200 calibration the in-place epilogue is decided by modelled
+  // time among all three (fastestInPlaceEpilogueH200).
+  const InPlaceEpilogue h200Epilogue =
+      onH200 && problem.inPlace ? fastestInPlaceEpilogueH200(ks)
+                                : InPlaceEpilogue::Parked;
   const bool registerOverPark =
-      problem.inPlace && registerBeatsParkAt(ks, registerTime);
+      problem.inPlace && (onH200 ? h200Epilogue != InPlaceEpilogue::Parked
+                                 : registerBeatsParkAt(ks, registerTime));
   // Short groups: narrower tiles than the model's. Its per-tile fill charge
   // favours wide tiles, but with groups of a few K blocks each tile is
   // mostly epilogue, and on an H100 the 64-column tile was 2-16% faster than
@@ -554,11 +638,20 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // 22), 4-10% faster than 160 or 192 on three of five log-normal calls
   // (section 24), and at 9-11 blocks in place the 192-column register
   // kernel was 0-3% faster than the park and the 128-column one 3-13%
-  // (section 23).
+  // (section 23). On the H200 (section 26) 128 columns were 6-9% faster
+  // than 64 at 4-6 blocks, in place and with a separate c, and within 1.5%
+  // of them at 1-2 blocks: 64 columns take groups of 1-2 blocks there, and
+  // in place 128 columns wherever the register or reduction epilogue is
+  // chosen.
   {
-    int64_t narrowBlocks = blocksInGroupsUpTo(ks, kNarrowTileMaxBlocks);
+    int64_t narrowBlocks = blocksInGroupsUpTo(
+        ks, onH200 ? kNarrowTileMaxBlocksH200 : kNarrowTileMaxBlocks);
+    // The share of time is weighed with the H100 curve on both
+    // calibrations: with it the H200 sweep's calls with a separate c came
+    // within 1.4% of their fastest width (section 26).
     double shortTime =
-        inPlaceTimeUpTo(ks, kNarrowTileTimeMaxBlocks, /*parked=*/false);
+        inPlaceTimeUpTo(ks, kNarrowTileTimeMaxBlocks,
+                        InPlaceEpilogue::Register, Calibration::H100);
     int narrow = 0;
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
@@ -601,7 +694,17 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // at 16 (bench/NOTES.md section 23), and 3-15% faster on calls whose
   // short groups held only 11-47% of the blocks (2 + 16, 4 + 24, 8 + 32
   // blocks; section 24), where counting blocks chose the park.
-  if (problem.inPlace) {
+  //
+  // On the H200 calibration all of this is by modelled time
+  // (fastestInPlaceEpilogueH200): there the park overtakes the register
+  // epilogue near 7 blocks instead of 12, and the reduction kernel beats
+  // the register epilogue from 4 blocks (bench/NOTES.md section 26).
+  if (problem.inPlace && onH200) {
+    if (h200Epilogue == InPlaceEpilogue::Reduction)
+      chosen.redMaxBlocks = kRedEpilogueTileBlocks;
+    else if (h200Epilogue == InPlaceEpilogue::Parked)
+      chosen.inPlaceOnly = 1;
+  } else if (problem.inPlace) {
     int64_t registerBlocks = blocksInGroupsUpTo(ks, kRegisterEpilogueMaxBlocks);
     if (registerBlocks > 0 && 2 * registerBlocks >= blocks) {
       // The register epilogue, as with a separate c.

@@ -1126,6 +1126,162 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   EXPECT_EQ(reducing.inPlaceOnly, 0);
 }
 
+TEST(Calibration, FollowsTheMemoryBandwidth) {
+  Target target;
+  EXPECT_EQ(calibrationFor(target), Calibration::H100); // unknown
+  target.memoryBandwidthGBps = 3352;                     // H100 SXM
+  EXPECT_EQ(calibrationFor(target), Calibration::H100);
+  target.memoryBandwidthGBps = kH200MinBandwidthGBps - 1;
+  EXPECT_EQ(calibrationFor(target), Calibration::H100);
+  target.memoryBandwidthGBps = kH200MinBandwidthGBps;
+  EXPECT_EQ(calibrationFor(target), Calibration::H200);
+  target.memoryBandwidthGBps = 4800; // H200
+  EXPECT_EQ(calibrationFor(target), Calibration::H200);
+  EXPECT_STREQ(calibrationName(Calibration::H100), "H100");
+  EXPECT_STREQ(calibrationName(Calibration::H200), "H200");
+}
+
+TEST(Select, H200CurvesAreOrderedAsMeasured) {
+  const Calibration h200 = Calibration::H200;
+  for (InPlaceEpilogue e : {InPlaceEpilogue::Register,
+                            InPlaceEpilogue::Reduction,
+                            InPlaceEpilogue::Parked}) {
+    EXPECT_EQ(inPlaceTileTime(0, e, h200), 0);
+    for (int64_t blocks = 1; blocks < 64; ++blocks)
+      EXPECT_LE(inPlaceTileTime(blocks, e, h200),
+                inPlaceTileTime(blocks + 1, e, h200))
+          << int(e) << " " << blocks;
+  }
+  auto t = [&](int64_t blocks, InPlaceEpilogue e) {
+    return inPlaceTileTime(blocks, e, h200);
+  };
+  // The register epilogue is fastest at 1-2 blocks, the reductions at 4,
+  // the park from 8 blocks on; long tiles (the reduction kernel's register
+  // path) are 2.4% slower in the reduction kernel.
+  for (int64_t blocks : {1, 2}) {
+    EXPECT_LT(t(blocks, InPlaceEpilogue::Register),
+              t(blocks, InPlaceEpilogue::Reduction));
+    EXPECT_LT(t(blocks, InPlaceEpilogue::Register),
+              t(blocks, InPlaceEpilogue::Parked));
+  }
+  EXPECT_LT(t(4, InPlaceEpilogue::Reduction), t(4, InPlaceEpilogue::Register));
+  for (int64_t blocks : {8, 9, 12, 16, 32, 64, 256})
+    EXPECT_LT(t(blocks, InPlaceEpilogue::Parked),
+              t(blocks, InPlaceEpilogue::Register))
+        << blocks;
+  EXPECT_DOUBLE_EQ(t(16, InPlaceEpilogue::Reduction),
+                   1.024 * t(16, InPlaceEpilogue::Register));
+  // The H100 calibration is the two-curve model (no reduction curve).
+  for (int64_t blocks : {1, 8, 12, 40}) {
+    EXPECT_EQ(inPlaceTileTime(blocks, InPlaceEpilogue::Parked,
+                              Calibration::H100),
+              inPlaceTileTime(blocks, true));
+    EXPECT_EQ(inPlaceTileTime(blocks, InPlaceEpilogue::Reduction,
+                              Calibration::H100),
+              inPlaceTileTime(blocks, false));
+  }
+  EXPECT_EQ(fastestInPlaceEpilogueH200({}), InPlaceEpilogue::Parked);
+  EXPECT_EQ(fastestInPlaceEpilogueH200({0, 0}), InPlaceEpilogue::Parked);
+}
+
+TEST(Select, H200CalibrationFollowsItsSweep) {
+  // The choices the H200 sweep measured fastest (bench/NOTES.md section
+  // 26), against the H100 calibration's on the same problems.
+  Target h200, h100;
+  h200.memoryBandwidthGBps = 4800;
+  h100.memoryBandwidthGBps = 3352;
+  auto select = [](KGroupedProblem p, bool inPlace, const Target &target) {
+    p.inPlace = inPlace;
+    return selectKGroupedConfig(p, target);
+  };
+  auto twoLengths = [](int groups, int64_t m, int64_t n, int shortGroups,
+                       int64_t shortBlocks, int64_t longBlocks) {
+    KGroupedProblem p = uniformProblem(groups, m, n, longBlocks * 128);
+    p.ks.assign(groups, longBlocks * 128);
+    std::fill(p.ks.begin(), p.ks.begin() + shortGroups, shortBlocks * 128);
+    return p;
+  };
+  // 64 columns only for groups of 1-2 blocks; at 4-6 blocks 128 columns
+  // (6-9% faster there), in place and with a separate c.
+  KGroupedProblem seed = uniformProblem(4, 2048, 2048, 256);
+  seed.ks = {256, 128, 128, 256};
+  for (bool inPlace : {false, true}) {
+    EXPECT_EQ(select(seed, inPlace, h200).blockN, 64);
+    EXPECT_EQ(select(seed, inPlace, h200).redMaxBlocks, 0);
+    EXPECT_EQ(select(uniformProblem(32, 4096, 2048, 256), inPlace, h200).blockN,
+              64);
+    for (auto [g, m, n, k] : {std::tuple<int, int64_t, int64_t, int64_t>{
+                                  16, 4096, 4096, 512},
+                              {4, 4096, 4096, 640},
+                              {16, 7168, 2048, 768}}) {
+      KGroupedProblem p = uniformProblem(g, m, n, k);
+      EXPECT_EQ(select(p, inPlace, h100).blockN, 64) << g << " " << k;
+      EXPECT_EQ(select(p, inPlace, h200).blockN, 128) << g << " " << k;
+    }
+  }
+  // In place, uniform groups of 8-11 blocks: the park on the H200 (7-13%
+  // faster than the register epilogue), the register epilogue on the H100.
+  for (int64_t blocks : {8, 9, 10, 11}) {
+    KGroupedProblem p = uniformProblem(8, 4096, 4096, blocks * 128);
+    KernelConfig onH200 = select(p, true, h200);
+    EXPECT_EQ(onH200.inPlaceOnly, 1) << blocks;
+    EXPECT_EQ(onH200.park, 1) << blocks;
+    EXPECT_EQ(onH200.blockN, 128) << blocks;
+    if (blocks > 8)
+      EXPECT_EQ(select(p, true, h100).inPlaceOnly, 0) << blocks;
+  }
+  // Groups of two lengths.
+  struct Mix {
+    int groups;
+    int64_t m, n;
+    int shortGroups;
+    int64_t shortBlocks, longBlocks;
+    InPlaceEpilogue fastest;
+  };
+  for (const Mix &mix : {
+           Mix{16, 4096, 4096, 12, 2, 16, InPlaceEpilogue::Register},
+           Mix{16, 4096, 4096, 14, 2, 16, InPlaceEpilogue::Register},
+           Mix{16, 4096, 4096, 4, 2, 16, InPlaceEpilogue::Parked},
+           Mix{16, 4096, 4096, 12, 4, 24, InPlaceEpilogue::Register},
+           Mix{16, 4096, 4096, 8, 4, 24, InPlaceEpilogue::Parked},
+           Mix{16, 4096, 4096, 12, 4, 16, InPlaceEpilogue::Reduction},
+           Mix{16, 4096, 4096, 10, 6, 12, InPlaceEpilogue::Parked},
+           Mix{16, 4096, 4096, 12, 8, 16, InPlaceEpilogue::Parked},
+           Mix{8, 4096, 4096, 4, 8, 32, InPlaceEpilogue::Parked},
+           Mix{8, 4096, 4096, 4, 7, 9, InPlaceEpilogue::Parked},
+           Mix{16, 7168, 2048, 12, 8, 24, InPlaceEpilogue::Parked},
+           Mix{32, 4096, 2048, 24, 2, 10, InPlaceEpilogue::Register}}) {
+    KGroupedProblem p = twoLengths(mix.groups, mix.m, mix.n, mix.shortGroups,
+                                   mix.shortBlocks, mix.longBlocks);
+    KernelConfig c = select(p, true, h200);
+    std::string what = std::to_string(mix.shortGroups) + " x " +
+                       std::to_string(mix.shortBlocks) + " blocks beside " +
+                       std::to_string(mix.longBlocks);
+    EXPECT_EQ(fastestInPlaceEpilogueH200(p.ks), mix.fastest) << what;
+    EXPECT_EQ(c.inPlaceOnly, mix.fastest == InPlaceEpilogue::Parked) << what;
+    EXPECT_EQ(c.park, mix.fastest == InPlaceEpilogue::Parked) << what;
+    EXPECT_EQ(c.redMaxBlocks, mix.fastest == InPlaceEpilogue::Reduction
+                                  ? kRedEpilogueTileBlocks
+                                  : 0)
+        << what;
+    EXPECT_EQ(c.blockN, 128) << what;
+  }
+  // The shapes choose the same kernels on both calibrations.
+  for (auto [g, m, n, k] : {std::tuple<int, int64_t, int64_t, int64_t>{
+                                4, 4096, 7168, 8192},
+                            {4, 7168, 2048, 8192},
+                            {8, 4096, 7168, 4096},
+                            {8, 7168, 2048, 4096},
+                            {16, 4096, 7168, 2048},
+                            {16, 7168, 2048, 2048}})
+    for (bool inPlace : {false, true}) {
+      KGroupedProblem p = uniformProblem(g, m, n, k);
+      EXPECT_EQ(select(p, inPlace, h200), select(p, inPlace, h100))
+          << g << " " << m << "x" << n << " in place " << inPlace;
+    }
+  EXPECT_EQ(select(seed, true, h200), select(seed, true, h100));
+}
+
 TEST(Select, InPlaceTileTimesFollowTheMeasuredCrossovers) {
   // Empty tiles cost nothing in either kernel; times grow with the blocks.
   EXPECT_EQ(inPlaceTileTime(0, false), 0);

@@ -35,6 +35,26 @@
 // INMID-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
 // INMID-SAME: cluster_m = 1,
 // INMID-SAME: quad_b = 1>
+// The H200's calibration (memory-bandwidth-gbps from 4000; below it, or 0,
+// the H100's): groups of 10 blocks take the park, groups of 4 the reduction
+// kernel on 128-column tiles, and with a separate c groups of 5 blocks get
+// 128 columns, not 64 (docs/Heuristics.md, calibrations).
+// RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=1280 memory-bandwidth-gbps=4800" | FileCheck %s --check-prefix=H200MID
+// RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=512 memory-bandwidth-gbps=4800" | FileCheck %s --check-prefix=H200RED
+// RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=512 memory-bandwidth-gbps=3999" | FileCheck %s --check-prefix=INREG
+// RUN: dgemm-opt %s --dgemm-select-config="expected-k=640 memory-bandwidth-gbps=4800" | FileCheck %s --check-prefix=H200SEP
+// RUN: dgemm-opt %s --dgemm-select-config="expected-k=640" | FileCheck %s --check-prefix=H100SEP
+// H200MID-LABEL: dgemm.gemm @g4_4096x7168
+// H200MID-SAME: block_n = 128, block_k = 128, stages = 4,
+// H200MID-SAME: in_place_only = 1, park = 1>
+// H200RED-LABEL: dgemm.gemm @g4_4096x7168
+// H200RED-SAME: block_n = 128, block_k = 128, stages = 6,
+// H200RED-SAME: cluster_m = 2,
+// H200RED-SAME: red_max_blocks = 8, quad_b = 1>
+// H200SEP-LABEL: dgemm.gemm @g4_4096x7168
+// H200SEP-SAME: block_n = 128,
+// H100SEP-LABEL: dgemm.gemm @g4_4096x7168
+// H100SEP-SAME: block_n = 64,
 // INREG-LABEL: dgemm.gemm @g4_4096x7168
 // INREG-SAME: config <block_m = 128, block_n = 64, block_k = 128, stages = 8,
 // INREG-SAME: cluster_m = 2,

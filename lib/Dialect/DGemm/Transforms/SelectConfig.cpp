@@ -22,6 +22,7 @@ struct SelectConfigPass
     heur::Target target;
     target.numSMs = numSMs;
     target.maxSmemPerBlock = smemBytes;
+    target.memoryBandwidthGBps = memoryBandwidthGBps;
     WalkResult result = getOperation().walk([&](GemmOp gemm) {
       if (gemm.getConfigAttr())
         return WalkResult::advance();

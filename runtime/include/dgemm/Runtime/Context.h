@@ -48,7 +48,14 @@ struct DeviceInfo {
   int maxSmemOptin = 0;
   int ccMajor = 0, ccMinor = 0;
   bool memoryPools = false;
+  /// The memory's peak clock (kHz) and bus width (bits); 0 where the driver
+  /// does not report them.
+  int memoryClockKHz = 0, memoryBusWidthBits = 0;
 };
+
+/// Peak DRAM bandwidth in GB/s from the memory clock (two transfers per
+/// clock) and bus width; 0 when either is unknown.
+int peakMemoryBandwidthGBps(const DeviceInfo &info);
 
 /// Queries `device` (no context needed).
 Status queryDeviceInfo(const DriverApi &api, CUdevice device, DeviceInfo &info);

@@ -8,6 +8,7 @@
 #ifndef DGEMM_RUNTIME_KGROUPEDGEMM_H
 #define DGEMM_RUNTIME_KGROUPEDGEMM_H
 
+#include "dgemm/Runtime/Context.h"
 #include "dgemm/Runtime/Status.h"
 
 #include <string>
@@ -37,6 +38,11 @@ Status kGroupedFp8GemmNtContiguous(const void *a, const float *sfa,
 /// The same, with the arguments in a struct.
 Status kGroupedFp8GemmNtContiguous(const KGroupedArgs &args, CUstream stream);
 
+/// The heuristics' target for a device: its SM count, opt-in shared memory
+/// and peak memory bandwidth (which selects the calibration of the measured
+/// rules, heuristics::calibrationFor).
+heuristics::Target targetFor(const DeviceInfo &device);
+
 /// Workspace bytes for the configuration the call will choose: exact for the
 /// device of the current context (device 0 if none) when a driver is present,
 /// otherwise computed for heuristics::Target's defaults (132 SMs). 0 for
@@ -56,6 +62,10 @@ struct KGroupedKernelInfo {
   int spillStoreBytes = -1, spillLoadBytes = -1;
   /// The .meta's smem_bytes: the dynamic shared memory of a launch.
   int dynamicSmemBytes = 0;
+  /// The device's peak memory bandwidth (GB/s, 0 unknown) and the
+  /// calibration of the heuristics' measured rules it selected.
+  int memoryBandwidthGBps = 0;
+  std::string calibration;
 };
 
 /// Fails with InvalidArgument naming the argument for m, n or numGroups < 1,

@@ -80,6 +80,10 @@ typedef struct dgemm_kernel_info {
   int32_t spill_load_bytes;  /* likewise */
   int32_t static_smem_bytes;
   int32_t dynamic_smem_bytes;
+  int32_t memory_bandwidth_gbps; /* the device's peak DRAM bandwidth, from its
+                                    memory clock and bus width; 0 unknown */
+  char calibration[8]; /* "H100" or "H200": whose measurements set the
+                          heuristics' rules for this device (docs/Heuristics.md) */
 } dgemm_kernel_info;
 
 /* Returns 0 and fills *info, or an error code with a message in err (bad

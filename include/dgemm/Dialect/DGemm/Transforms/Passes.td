@@ -18,6 +18,9 @@ def DGemmSelectConfig : Pass<"dgemm-select-config", "ModuleOp"> {
     Option<"numSMs", "num-sms", "int", "132", "Multiprocessors of the target">,
     Option<"smemBytes", "smem-bytes", "int", "232448",
            "Dynamic shared memory per block of the target (227 KiB on H200)">,
+    Option<"memoryBandwidthGBps", "memory-bandwidth-gbps", "int", "0",
+           "Peak memory bandwidth of the target in GB/s; from 4000 the "
+           "heuristics' H200 calibration applies (0: unknown, the H100's)">,
     Option<"expectedK", "expected-k", "int64_t", "0",
            "Expected K per group for k-grouped problems (0: heuristic default)">,
     Option<"descSlots", "desc-slots", "int", "0",

@@ -21,11 +21,33 @@ namespace heuristics {
 /// writes into every .meta file and the runtime launches.
 inline constexpr int kKernelAbiVersion = 3;
 
-/// The device the kernel is built for. Defaults are the H200 (SM90a).
+/// The device the kernel is built for. Defaults are the H200 (SM90a), but
+/// for the memory bandwidth, which is unknown unless set.
 struct Target {
   int numSMs = 132;
   int maxSmemPerBlock = 232448;
+  /// Peak DRAM bandwidth in GB/s (the runtime computes it from the driver's
+  /// memory clock and bus width); 0 when unknown. It selects the calibration
+  /// of the measured rules (calibrationFor).
+  int memoryBandwidthGBps = 0;
 };
+
+/// The card whose measurements set the empirical rules of
+/// selectKGroupedConfig (the short-group tile width and the in-place
+/// epilogue): the two SM90 parts differ in memory bandwidth (3.35 TB/s on
+/// the H100 SXM, 4.8 TB/s on the H200), which moves the balance between a
+/// tile's epilogue and its block loop (docs/Heuristics.md).
+enum class Calibration { H100, H200 };
+
+/// Peak bandwidth from which a target takes the H200 calibration.
+inline constexpr int kH200MinBandwidthGBps = 4000;
+
+/// H200 where target.memoryBandwidthGBps >= kH200MinBandwidthGBps, else
+/// H100 (also when the bandwidth is unknown).
+Calibration calibrationFor(const Target &target);
+
+/// "H100" or "H200".
+const char *calibrationName(Calibration calibration);
 
 /// A k-grouped problem: G groups, each D_g (M x N) += A_g (M x K_g) B_g^T.
 struct KGroupedProblem {
@@ -185,6 +207,27 @@ inline constexpr int kRegisterOverParkMaxBlocks = 11;
 /// tile. Piecewise linear through measured points (docs/Heuristics.md).
 double inPlaceTileTime(int64_t blocks, bool parked);
 
+/// How the tiles of an in-place call add their sums to d: the register
+/// epilogue (loading c, which is d), the reduction kernel (redMaxBlocks =
+/// kRedEpilogueTileBlocks: reductions for tiles of at most that many blocks,
+/// the register epilogue for longer ones), or the parked in-place kernel.
+enum class InPlaceEpilogue { Register, Reduction, Parked };
+
+/// inPlaceTileTime for `calibration`: with Calibration::H100 the register
+/// and parked curves above (Reduction is not calibrated there: the H100
+/// rules count blocks for it, and it returns the register curve); with
+/// Calibration::H200 three curves measured on an H200, the reduction
+/// kernel's register path 2.4% slower than the register kernel's.
+double inPlaceTileTime(int64_t blocks, InPlaceEpilogue epilogue,
+                       Calibration calibration);
+
+/// On the H200 calibration, the in-place epilogue with the smallest
+/// modelled time (inPlaceTileTime summed over the groups `ks`), the parked
+/// kernel unless another is at least kRegisterOverParkMargin faster, and
+/// the register epilogue unless the reduction kernel is that much faster
+/// than it. Parked when every group is empty.
+InPlaceEpilogue fastestInPlaceEpilogueH200(const std::vector<int64_t> &ks);
+
 /// The register epilogue's advantage the in-place choice asks for: its
 /// modelled time at most (1 - this) of the parked kernel's.
 inline constexpr double kRegisterOverParkMargin = 0.01;
@@ -195,8 +238,13 @@ inline constexpr double kRegisterOverParkMargin = 0.01;
 bool registerBeatsPark(const std::vector<int64_t> &ks);
 
 /// Groups of at most this many K blocks run faster on 64-column tiles than on
-/// the model's wider choice (see selectKGroupedConfig).
+/// the model's wider choice (see selectKGroupedConfig); on the H100
+/// calibration.
 inline constexpr int kNarrowTileMaxBlocks = 6;
+
+/// kNarrowTileMaxBlocks on the H200 calibration: there 128 columns were
+/// 6-9% faster than 64 at 4-6 blocks, and within 1.5% of them at 1-2.
+inline constexpr int kNarrowTileMaxBlocksH200 = 2;
 
 /// Groups of at most this many K blocks run faster on 128-column tiles than
 /// on 160 or 192 columns (see selectKGroupedConfig).
@@ -216,7 +264,11 @@ inline constexpr int kNarrowTileTimeMaxBlocks = 16;
 /// blocks, whose tiles take it, hold at least as many blocks as the longer
 /// groups, whose tiles do not; else the register epilogue again where
 /// registerBeatsPark (on 128-column tiles where N is padded no more);
-/// otherwise the in-place kernel (inPlaceOnly = 1). Then
+/// otherwise the in-place kernel (inPlaceOnly = 1). That is the H100
+/// calibration (calibrationFor); on the H200's, 64 columns take groups of
+/// 1 to kNarrowTileMaxBlocksH200 blocks, the modelled times use the H200
+/// curves, and in place the epilogue is fastestInPlaceEpilogueH200's, with
+/// at most 128 columns unless it is the parked kernel. Then
 /// cluster_m = 2 (B multicast across CTA pairs) when the m-block count is
 /// even, N >= 4096 and the kernel is not an in-place one. An in-place
 /// kernel with 128-row tiles parks its tiles (park = 1, 128 columns, the
