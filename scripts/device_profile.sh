@@ -2,8 +2,9 @@
 # Nsight Compute profile of one k-grouped call on the GPU machine: builds the
 # runtime, then profiles the third call of bench/profile_one.py.
 #   scripts/device_profile.sh BUNDLE_DIR G:M:N:K [NAME]
-# Writes to $OUT: NAME.ncu-rep, NAME-details.txt (every section) and
-# NAME-sass.csv (per-instruction warp-stall samples, for offline analysis).
+# Writes to $OUT: NAME.ncu-rep, NAME-details.txt (every section),
+# NAME-sass.csv (per-instruction warp-stall samples, for offline analysis) and
+# NAME-wavefronts.txt (scripts/ncu_wavefronts.py's sums per opcode).
 # With DGEMM_PROFILE_DEEPGEMM=LIBRARY it profiles DeepGEMM's own kernel
 # (bench/profile_one.py) instead; DGEMM_PROFILE_KERNEL overrides the kernel-name
 # regex (default: dgemm, or sm90_fp8 for DeepGEMM). DGEMM_PROFILE_IN_PLACE=1 is
@@ -24,5 +25,8 @@ PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
   { tail -20 "$OUT/$name-ncu.log"; exit 1; }
 ncu -i "$OUT/$name.ncu-rep" --page details > "$OUT/$name-details.txt"
 ncu -i "$OUT/$name.ncu-rep" --page source --print-source sass --csv > "$OUT/$name-sass.csv"
+# Shared-memory wavefronts and instructions per opcode (bench/NOTES.md section 26).
+python3 scripts/ncu_wavefronts.py "$OUT/$name-sass.csv" > "$OUT/$name-wavefronts.txt" ||
+  echo "(no wavefront summary)"
 grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Bank Conflicts|Issue Slots Busy|No Eligible|Tensor" \
   "$OUT/$name-details.txt" | head -40

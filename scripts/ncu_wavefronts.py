@@ -4,8 +4,8 @@
     scripts/ncu_wavefronts.py NAME-sass.csv [--blocks N]
 
 The CSV is what `scripts/device_profile.sh` writes (`ncu -i REP --page source --print-source
-sass --csv`). Every column whose name mentions wavefronts or shared memory and holds numbers
-is summed per opcode (the SASS mnemonic without predicate and modifiers) and printed with its
+sass --csv`). Every column whose name mentions wavefronts or shared memory is summed per
+opcode over its numeric cells (the SASS mnemonic without predicate and modifiers) and printed with its
 share of the column's total; executed instructions are summed beside them. With --blocks N
 each sum is also divided by N (for instance the number of 128-deep K blocks per CTA, to get
 wavefronts per block). The TMA unit's writes into shared memory are not instructions of the
@@ -27,8 +27,8 @@ def opcode(source):
 
 def number(cell):
     cell = cell.strip().replace(",", "")
-    if not cell:
-        return 0.0
+    if not cell or cell == "-":
+        return None
     try:
         return float(cell)
     except ValueError:
@@ -53,22 +53,15 @@ def main():
     if executed is not None:
         wanted = [executed] + [i for i in wanted if i != executed]
     sums = defaultdict(lambda: defaultdict(float))
-    usable = set(wanted)
     for row in rows[header_index + 1:]:
         if len(row) <= source_col:
             continue
         op = opcode(row[source_col])
         for i in wanted:
-            if i >= len(row):
-                continue
-            value = number(row[i])
-            if value is None:
-                usable.discard(i)
-                continue
-            sums[i][op] += value
+            value = number(row[i]) if i < len(row) else None
+            if value is not None:  # "-" and text cells are not counts
+                sums[i][op] += value
     for i in wanted:
-        if i not in usable:
-            continue
         total = sum(sums[i].values())
         if total <= 0:
             continue

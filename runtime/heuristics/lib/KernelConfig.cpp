@@ -175,8 +175,9 @@ double dgemm::heuristics::inPlaceTileTime(int64_t blocks,
   // groups of 4, 9-12 and 16 blocks, and groups of two lengths (2 + 16,
   // 4 + 24, 8 + 32, 4 + 16, 6 + 12, 8 + 16, 2 + 10 blocks), each length's
   // time solved from two calls. Unlike the H100's, the park's tile time is
-  // not flat: with 4.8 TB/s its workers' epilogue no longer bounds it, and
-  // it overtakes the register epilogue near 7 blocks. The reduction
+  // not flat up to 12 blocks (our reading: with 4.8 TB/s its workers'
+  // epilogue no longer bounds it), and it overtakes the register epilogue
+  // near 7 blocks. The reduction
   // kernel's reductions (tiles of at most 8 blocks) beat the register
   // epilogue from 4 blocks; its longer tiles run the register epilogue in a
   // block loop 2.4% slower (uniform 9-16 blocks). Past the last point the
@@ -604,12 +605,11 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   const int64_t blocks =
       blocksInGroupsUpTo(ks, std::numeric_limits<int64_t>::max());
   const int64_t blocksUpTo8 = blocksInGroupsUpTo(ks, kRedEpilogueTileBlocks);
-  // The register epilogue's modelled time (inPlaceTileTime) of every group;
-  // in place, where the reduction rules below do not apply, whether it
-  // beats the parked kernel's.
   // The measured rules below come in two calibrations (calibrationFor).
-  const Calibration calibration = calibrationFor(target);
-  const bool onH200 = calibration == Calibration::H200;
+  const bool onH200 = calibrationFor(target) == Calibration::H200;
+  // The register epilogue's modelled time (inPlaceTileTime, the H100's
+  // curve) of every group; in place, where the reduction rules below do not
+  // apply, whether it beats the parked kernel's.
   const double registerTime =
       inPlaceTime(ks, InPlaceEpilogue::Register, Calibration::H100);
   // On the H200 calibration the in-place epilogue is decided by modelled
