@@ -73,14 +73,13 @@ bimodal2_shapes+=,$(bimodal 16:4096:4096 4x10 12x13),$(bimodal 32:4096:2048 16x3
 bimodal2_shapes+=,$(bimodal 16:4096:4096 2x3 14x14),$(bimodal 8:4096:7168 3x5 5x28)
 # The H200 calibration's choices that its fitting sweep did not time (uniform
 # groups of 3-6 blocks: the reduction kernel at 128 columns; of 7-8 blocks on
-# 4096 x 2048: the park), then calls it was not fitted on (bench/NOTES.md
-# section 26): drawn lengths and the bimodal2 shapes.
+# 4096 x 2048: the park), then 13 calls it was not fitted on (bench/NOTES.md
+# section 26): drawn lengths, two more mixes, and the bimodal2 shapes.
 calib_shapes=16:4096:4096:384,16:4096:4096:512,4:4096:4096:640,8:4096:4096:768
 calib_shapes+=,16:7168:2048:768,8:4096:2048:896,8:4096:2048:1024
 calib_shapes+=,8:7168:2048:~768,16:4096:7168:~640,32:4096:4096:~1024
 calib_shapes+=,$(bimodal 16:4096:4096 8x3 8x12),$(bimodal 16:4096:4096 4x5 12x9)
-calib_shapes+=,$(bimodal 16:4096:4096 6x6 10x20),$(bimodal 16:4096:4096 4x10 12x13)
-calib_shapes+=,$(bimodal 32:4096:2048 16x3 16x12),$(bimodal 16:7168:2048 12x4 4x24)
+calib_shapes+=,$bimodal2_shapes
 # Groups of two lengths around the reduction kernel's 8 blocks.
 redmix_shapes=$(bimodal 16:4096:4096 8x8 8x16),$(bimodal 16:4096:4096 12x8 4x16)
 redmix_shapes+=,$(bimodal 16:4096:4096 12x4 4x16),$(bimodal 16:4096:4096 10x6 6x12)

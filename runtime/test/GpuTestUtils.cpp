@@ -178,20 +178,20 @@ void GpuTest::TearDown() {
   }
 }
 
+dgemm::heuristics::Target GpuTest::deviceTarget() {
+  CUdevice device = 0;
+  gApi->cuCtxGetDevice(&device);
+  runtime::DeviceInfo info;
+  if (Status s = runtime::queryDeviceInfo(*gApi, device, info); !s.ok())
+    ADD_FAILURE() << "device query failed: " << s.message();
+  return runtime::targetFor(info);
+}
+
 std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
                                    const std::vector<int32_t> &ks,
                                    bool inPlace) {
-  CUdevice device;
-  gApi->cuCtxGetDevice(&device);
-  // The target the runtime builds for the device (the memory bandwidth
-  // selects the heuristics' calibration), and the configuration it will
-  // launch (DGEMM_DESC_SLOTS included).
-  runtime::DeviceInfo info;
-  if (Status s = runtime::queryDeviceInfo(*gApi, device, info); !s.ok()) {
-    ADD_FAILURE() << "device query failed: " << s.message();
-    return "device query failed";
-  }
-  heuristics::Target target = runtime::targetFor(info);
+  // The configuration the runtime will launch (DGEMM_DESC_SLOTS included).
+  heuristics::Target target = deviceTarget();
   heuristics::KernelConfig config = runtime::chooseKGroupedConfig(
       m, n, int(ks.size()), ks.data(), target, inPlace);
   preparedConfig_ = config;

@@ -110,6 +110,11 @@ protected:
   std::string prepareBundle(Bundle bundle, int64_t m, int64_t n,
                             const std::vector<int32_t> &ks, bool inPlace);
 
+  /// The heuristics' target the runtime builds for the current context's
+  /// device (runtime::targetFor: the memory bandwidth selects the
+  /// calibration); a failed device query fails the test.
+  heuristics::Target deviceTarget();
+
   /// The configuration the last prepareBundle expects the runtime to launch.
   heuristics::KernelConfig preparedConfig_;
   CUstream stream_ = nullptr;

@@ -558,11 +558,7 @@ protected:
     HostProblem p = makeRandomProblem(256, 256, ks, 7);
     DeviceProblem dev;
     EXPECT_TRUE(uploadProblem(p, false, dev));
-    CUdevice device = 0;
-    driver().cuCtxGetDevice(&device);
-    dgemm::runtime::DeviceInfo info;
-    EXPECT_TRUE(dgemm::runtime::queryDeviceInfo(driver(), device, info).ok());
-    dgemm::heuristics::Target target = dgemm::runtime::targetFor(info);
+    dgemm::heuristics::Target target = deviceTarget();
     dgemm::heuristics::KernelConfig config =
         dgemm::heuristics::selectKGroupedConfig(
             dgemm::runtime::makeProblem(256, 256, 1, ks.data()), target);
