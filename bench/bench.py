@@ -37,7 +37,7 @@ Plus ``torch._scaled_mm`` FP8 8192^3 with per-tensor scales (bf16 out) as the de
 The "config" column is the kernel entry the runtime's heuristics choose for the shape on this
 device, read from the C++ function ``dgemm::runtime::chooseKGroupedConfig`` that
 libdgemm_runtime.so exports (called through ctypes with the struct layouts of
-runtime/heuristics/include/dgemm/Heuristics/KernelConfig.h); if that symbol is missing or
+heuristics/include/dgemm/Heuristics/KernelConfig.h); if that symbol is missing or
 returns something implausible, the column says ``n/a``. ``DGEMM_BENCH_NO_CONFIG=1`` skips it.
 The "regs, local, smem" column is what the driver compiled that kernel to
 (``dgemm.kernel_info``, the C ABI's ``dgemm_k_grouped_kernel_info``): registers per thread at
@@ -276,8 +276,8 @@ def bundle_index(kernel_dir: Optional[str]) -> Optional[List[str]]:
 
 # dgemm::runtime::chooseKGroupedConfig(int64_t m, int64_t n, int numGroups, const int32_t *ks,
 # const heuristics::Target &, bool inPlace): the heuristics' choice with the runtime's
-# environment overrides (DGEMM_BLOCK_N, DGEMM_STAGES, DGEMM_PARK, ...) applied, read in this
-# process, so the column names the kernel the launch will use.
+# environment overrides (DGEMM_BLOCK_N, DGEMM_STAGES, DGEMM_EPILOGUE, ...) applied, read once
+# per process, so the column names the kernel the launch will use.
 _SELECT_SYMBOL = "_ZN5dgemm7runtime20chooseKGroupedConfigElliPKiRKNS_10heuristics6TargetEb"
 
 
@@ -288,11 +288,16 @@ class _Target(ctypes.Structure):
 
 
 class _Config(ctypes.Structure):
-    # heuristics::KernelConfig, field by field.
+    # heuristics::KernelConfig, field by field (epilogue: heuristics::Epilogue, an int;
+    # unsafe: a set of heuristics::Unsafe bits).
     _fields_ = [(f, ctypes.c_int) for f in (
         "blockM", "blockN", "blockK", "stages", "descSlots", "mathWarpgroups",
-        "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs", "redMaxBlocks",
-        "inPlaceOnly", "quadB", "park")]
+        "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs", "epilogue",
+        "redMaxBlocks", "quadB")] + [("unsafe", ctypes.c_uint)]
+
+
+# heuristics::Epilogue values.
+_EPILOGUE_REDUCTION, _EPILOGUE_IN_PLACE, _EPILOGUE_PARKED = 1, 2, 3
 
 
 def entry_name(c: Any) -> str:
@@ -302,12 +307,16 @@ def entry_name(c: Any) -> str:
         name += f"_c{c.clusterM}x{c.clusterN}"
     if c.redMaxBlocks > 0:
         name += f"_red{c.redMaxBlocks}"
-    if c.inPlaceOnly:
+    if c.epilogue in (_EPILOGUE_IN_PLACE, _EPILOGUE_PARKED):
         name += "_ip"
     if c.quadB:
         name += "_q"
-    if c.park:
+    if c.epilogue == _EPILOGUE_PARKED:
         name += "_park"
+    if c.unsafe & 1:
+        name += "_unsafe_nodrain"
+    if c.unsafe & 2:
+        name += "_unsafe_nofence"
     return name
 
 
@@ -348,11 +357,13 @@ class ConfigOracle:
             return f"n/a ({self.why})" if self.why else "n/a"
         arr = (ctypes.c_int32 * len(ks))(*ks)
         c = self.fn(m, n, len(ks), arr, ctypes.byref(self.target), in_place)
+        if c.blockM == 0:  # the runtime's sign of a failed choice
+            return "n/a (the runtime refused the DGEMM_* overrides)"
         plausible = (c.blockM in (64, 128, 192) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
                      and c.blockN % 8 == 0 and 1 <= c.stages <= 64 and 1 <= c.descSlots <= 64
                      and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8
-                     and 0 <= c.redMaxBlocks <= 1 << 20 and c.inPlaceOnly in (0, 1)
-                     and c.quadB in (0, 1) and c.park in (0, 1))
+                     and 0 <= c.redMaxBlocks <= 1 << 20 and 0 <= c.epilogue <= 3
+                     and c.quadB in (0, 1) and c.unsafe <= 3)
         if not plausible:
             return "n/a (implausible config from runtime)"
         name = entry_name(c)

@@ -6,9 +6,12 @@
 # BUNDLE_DIR: the kernel bundle to test (default: $DGEMM_KERNEL_DIR; without
 #   one, the real-bundle GPU tests skip and only the reference kernel runs).
 # UNGUARDED_BUNDLE_DIR: optional bundle built with the descriptor guard
-#   disabled; its determinism test must detect the race. It is run with
-#   DGEMM_DESC_SLOTS=${DGEMM_RACE_DESC_SLOTS:-1} (one rewritten descriptor per
-#   operand, DeepGEMM's scheme), so build it with --desc-slots=1.
+#   disabled (dgemm-translate --unsafe=skip_descriptor_drain: entries named
+#   ..._unsafe_nodrain, which the runtime loads only for a caller that opts
+#   in, as the race test does); its determinism test must detect the race. It
+#   is run with DGEMM_DESC_SLOTS=${DGEMM_RACE_DESC_SLOTS:-1} (one rewritten
+#   descriptor per operand, DeepGEMM's scheme), so build it with
+#   --desc-slots=1.
 # ONE_SLOT_BUNDLE_DIR: optional guarded bundle built with --desc-slots=1; its
 #   determinism test runs with DGEMM_DESC_SLOTS=1 (the drain really waits).
 #

@@ -5,14 +5,15 @@
 # then the bug report's own script.
 #   scripts/final_round.sh BUNDLES_ROOT [RACE_BUNDLE]
 # BUNDLES_ROOT holds bundle/ (the default kernels), r1/ (--desc-slots=1) and
-# unguarded/ (--desc-slots=1 --unsafe-skip-descriptor-drain), all from
-# dgemm-translate --bundle-all-candidates; RACE_BUNDLE (default
-# BUNDLES_ROOT/unguarded) is the unguarded bundle the race demonstration uses.
+# unguarded/ (--desc-slots=1 --unsafe=skip_descriptor_drain: its kernels are
+# named ..._unsafe_nodrain and marked unsafe in their .meta, and the race test
+# opts in to loading them), all from dgemm-translate --bundle-all-candidates;
+# RACE_BUNDLE (default BUNDLES_ROOT/unguarded) is the unguarded bundle the race
+# demonstration uses.
 # BUNDLES_ROOT/../seed_repro.py, if present, is the bug report's script;
-# BUNDLES_ROOT/red, if present, a bundle built with
-# --pipeline-options=tma-reduce-epilogue, gets the GPU tests and racecheck too;
-# so does every BUNDLES_ROOT/opt-NAME (a bundle built with other options),
-# which bench/ab.py then also times against BUNDLES_ROOT/bundle. With the
+# every BUNDLES_ROOT/opt-NAME, if present (a bundle built with other
+# dgemm-translate options, e.g. --quad-b=0), gets the GPU tests and racecheck
+# too, and bench/ab.py then times it against BUNDLES_ROOT/bundle. With the
 # DeepGEMM peer library carried (build-peer/libdgemm_deepgemm_peer.so),
 # bench.py times DeepGEMM's own kernel beside ours (and, with DGEMM_DEEPGEMM_AB=1,
 # ab.py interleaves the two).
@@ -28,13 +29,12 @@ PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so \
   grep -v '^  call' | tee "$OUT/probe.log"
 DGEMM_RT_BUILD=/tmp/rt bash scripts/device_round.sh "$root/bundle" "$race" "$root/r1"
 rc=$?
-# Optional bundles built with non-default options: ROOT/red
-# (--pipeline-options=tma-reduce-epilogue) and any ROOT/opt-NAME: the GPU
+# Optional bundles built with non-default options, any ROOT/opt-NAME: the GPU
 # correctness cases, the seed's determinism and racecheck on two in-place
 # cases, each against its own bundle; then bench/ab.py times it against the
 # default bundle (in place and with a separate c; a bitwise difference from
 # the default is reported by ab.py and fails the round).
-for extra in "$root"/red "$root"/opt-*; do
+for extra in "$root"/opt-*; do
   [ -d "$extra" ] || continue
   name=$(basename "$extra")
   DGEMM_KERNEL_DIR="$extra" timeout 200 /tmp/rt/test/dgemm-runtime-gpu-tests \
@@ -46,13 +46,11 @@ for extra in "$root"/red "$root"/opt-*; do
     > "$OUT/$name-racecheck.log" 2>&1
   r2=$?
   r3=0
-  if [ "$name" != red ]; then
-    for mode in "" --separate-c; do
-      PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so timeout 200 \
-        python3 bench/ab.py "$root/bundle" "$extra" --rounds 20 $mode \
-        >> "$OUT/$name-ab.log" 2>&1 || r3=1
-    done
-  fi
+  for mode in "" --separate-c; do
+    PYTHONPATH=python DGEMM_RUNTIME_LIB=/tmp/rt/libdgemm_runtime.so timeout 200 \
+      python3 bench/ab.py "$root/bundle" "$extra" --rounds 20 $mode \
+      >> "$OUT/$name-ab.log" 2>&1 || r3=1
+  done
   echo "== $name bundle: gpu tests exit $r1 ($(grep -hE '^\[  (PASSED|FAILED)' "$OUT/$name-tests.log" | paste -sd' ')), racecheck exit $r2 ($(grep -h 'SUMMARY' "$OUT/$name-racecheck.log" | sort -u | paste -sd' ')), ab.py exit $r3" |
     tee -a "$OUT/summary.txt"
   [ "$r1" = 0 ] && [ "$r2" = 0 ] && [ "$r3" = 0 ] || rc=1

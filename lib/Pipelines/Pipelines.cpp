@@ -12,55 +12,17 @@ using namespace mlir;
 void mlir::dgemm::buildDGemmToLLVMPipeline(
     OpPassManager &pm, const DGemmPipelineOptions &options) {
   DGemmSelectConfigOptions select;
-  select.numSMs = options.numSMs;
-  select.smemBytes = options.smemBytes;
-  select.descSlots = options.descSlots;
-  select.clusterM = options.clusterM;
-  select.quadB = options.quadB;
+#define DGEMM_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                \
+  select.FIELD = options.FIELD;
+#include "dgemm/Pipelines/PipelineOptions.def"
   pm.addPass(createDGemmSelectConfig(select));
-  DGemmLowerToKernelOptions lower;
-  lower.scaleRegisterBudget = options.scaleRegisterBudget;
-  lower.mmaSlices = options.mmaSlices;
-  lower.scalesBeforeMma = options.scalesBeforeMma;
-  lower.alternateWarpgroups = options.alternateWarpgroups;
-  lower.passAfterIssue = options.passTurnAfterIssue;
-  lower.prefetchNextC = options.prefetchNextC;
-  lower.blocksPerTurn = options.blocksPerTurn;
-  lower.overlapPromotion = options.overlapPromotion;
-  lower.deferEpilogue = options.deferEpilogue;
-  lower.reloadSfaAfterTurn = options.reloadSfaAfterTurn;
-  lower.narrowTailMma = options.narrowTailMma;
-  lower.scalePrefixCols = options.scalePrefixCols;
-  pm.addPass(createDGemmLowerToKernel(lower));
-  DGemmPlaceSyncOptions place;
-  place.skipDescriptorDrain = options.skipDescriptorDrain;
-  place.releasePerThread = options.releasePerThread;
-  place.waitBeforeTurn = options.waitBeforeTurn;
-  place.skipProxyFence = options.skipProxyFence;
-  pm.addPass(createDGemmPlaceSync(place));
-  // The unsafe variants exist to show the races on the GPU; the verifier
+  pm.addPass(createDGemmLowerToKernel());
+  pm.addPass(createDGemmPlaceSync());
+  // Race demonstrations exist to show the races on the GPU; the verifier
   // would (rightly) reject them.
-  if (!options.skipDescriptorDrain && !options.skipProxyFence)
+  if (options.unsafe.empty())
     pm.addPass(createDGemmVerifySync());
-  ConvertDGemmToNVVMOptions convert;
-  convert.perChunkEpilogue = options.perChunkEpilogue;
-  convert.tmaReduceEpilogue = options.tmaReduceEpilogue;
-  convert.redEpilogue = options.redEpilogue;
-  convert.redEpilogueMaxBlocks = options.redEpilogueMaxBlocks;
-  convert.redVectorWidth = options.redVectorWidth;
-  convert.epilogueChunkCols = options.epilogueChunkCols;
-  convert.prefetchCBlocks = options.prefetchCBlocks;
-  convert.prefetchCMaxBlocks = options.prefetchCMaxBlocks;
-  convert.inPlacePrefetchMaxBlocks = options.inPlacePrefetchMaxBlocks;
-  convert.turnPassPending = options.turnPassPending;
-  convert.epilogueVectorWidth = options.epilogueVectorWidth;
-  convert.mmaSetupBeforeTurn = options.mmaSetupBeforeTurn;
-  convert.unscaledPromotion = options.unscaledPromotion;
-  convert.skipEpilogue = options.skipEpilogue;
-  convert.sfbStride = options.sfbStride;
-  convert.sfbVec4 = options.sfbVec4;
-  convert.uniformWarpgroup = options.uniformWarpgroup;
-  pm.addPass(createConvertDGemmToNVVM(convert));
+  pm.addPass(createConvertDGemmToNVVM());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -26,8 +26,10 @@ POINTER_ALIGNMENT = 16
 # requires to be multiples of 16 bytes.
 MN_MULTIPLE = 4
 SUPPORTED_RECIPE = (1, 1, 128)
-# The kernel takes M, N and G as 32-bit parameters.
+# The kernel takes M, N and G as 32-bit parameters; every K_g and their sum
+# must fit the runtime's int32 too (a larger value would wrap in ctypes).
 _MAX_DIM = 2**31 - 1
+_MAX_INT32 = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,8 @@ def _is_int(value: Any) -> bool:
 
 
 def normalize_ks(ks: Any, name: str = "ks") -> Tuple[int, ...]:
-    """Returns ``ks`` as a tuple of ints, checking each is >= 0 and a multiple of 128."""
+    """Returns ``ks`` as a tuple of ints, checking each is >= 0, a multiple of 128 and at most
+    2**31 - 1, and that their sum is at most 2**31 - 1 (the runtime's int32)."""
     if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence):
         raise TypeError(
             f"{name} must be a host list or tuple of ints (the G group sizes K_g), "
@@ -114,7 +117,17 @@ def normalize_ks(ks: Any, name: str = "ks") -> Tuple[int, ...]:
                 f"{name}[{i}] = {k} is not a multiple of {BLOCK_K}: every group size K_g must "
                 f"be a multiple of {BLOCK_K} (0 is allowed)"
             )
+        if k > _MAX_INT32:
+            raise ValueError(
+                f"{name}[{i}] = {k} does not fit in int32: every group size K_g must be at most "
+                f"{_MAX_INT32}"
+            )
         out.append(k)
+    if sum(out) > _MAX_INT32:
+        raise ValueError(
+            f"sum({name}) = {sum(out)} does not fit in int32: the total K must be at most "
+            f"{_MAX_INT32}"
+        )
     return tuple(out)
 
 
@@ -296,5 +309,14 @@ def check_k_grouped(
     if c is not None and c.data_ptr != d.data_ptr:
         if c.data_ptr < d.data_ptr + d.nbytes and d.data_ptr < c.data_ptr + c.nbytes:
             raise ValueError("c must either be d itself (accumulate in place) or not overlap d")
+    # d is written while the others are read: any overlap is a race in the
+    # kernel (the inputs may share memory with each other).
+    for t in (a, sfa, b, sfb, ks_tensor):
+        if t.nbytes > 0 and t.data_ptr < d.data_ptr + d.nbytes and d.data_ptr < t.data_ptr + t.nbytes:
+            raise ValueError(
+                f"d must not overlap {t.name}: the kernel writes d while it reads {t.name} "
+                f"(d at {d.data_ptr:#x} with {d.nbytes} bytes, {t.name} at {t.data_ptr:#x} with "
+                f"{t.nbytes} bytes)"
+            )
 
     return KGroupedProblem(m=m, n=n, num_groups=g, ks=ks)

@@ -30,6 +30,7 @@ _ERROR_NAMES = {
     4: "BadKernelBundle",
     5: "CudaError",
     6: "UnsupportedDevice",
+    7: "Internal",
 }
 _INVALID_ARGUMENT = 1
 _ERR_LEN = 4096
@@ -139,6 +140,11 @@ def version() -> str:
 
 
 def _ks_array(ks: Sequence[int]):
+    # ctypes wraps an out-of-range int silently: 2**31 would reach the runtime as -2**31.
+    for i, k in enumerate(ks):
+        if not -2**31 <= k < 2**31:
+            raise ValueError(f"ks[{i}] = {k} does not fit in int32: every group size K_g must be "
+                             f"at most {2**31 - 1}")
     return (ctypes.c_int32 * len(ks))(*ks)
 
 
@@ -205,3 +211,25 @@ def kernel_info(m: int, n: int, ks: Sequence[int], in_place: bool = True) -> dic
     out.update({name: int(getattr(info, name)) for name, _ in _KernelInfo._fields_[1:-1]})
     out["calibration"] = info.calibration.decode(errors="replace")
     return out
+
+
+def allow_unsafe_kernels(allow: bool) -> None:
+    """Whether the runtime may load kernels built with an unsafe option (race demonstrations,
+    whose .meta says ``unsafe=`` something other than ``none``); refused by default. Takes
+    precedence over ``DGEMM_ALLOW_UNSAFE_KERNELS`` and affects kernels loaded afterwards.
+    Raises TypeError unless ``allow`` is a bool, RuntimeError if the library lacks the entry
+    point (an older runtime) or refuses."""
+    if not isinstance(allow, bool):
+        raise TypeError(f"allow_unsafe_kernels: allow must be a bool, got {type(allow).__name__}")
+    lib = load()
+    fn = getattr(lib, "dgemm_set_allow_unsafe_kernels", None)
+    if fn is None:
+        raise RuntimeError(f"{loaded_path()} has no dgemm_set_allow_unsafe_kernels (an older "
+                           f"runtime library)")
+    fn.argtypes = [ctypes.c_int32]
+    fn.restype = ctypes.c_int
+    rc = fn(1 if allow else 0)
+    if rc != 0:
+        name = _ERROR_NAMES.get(rc, f"code {rc}")
+        raise RuntimeError(f"dgemm runtime: {name}: dgemm_set_allow_unsafe_kernels({int(allow)}) "
+                           f"failed")

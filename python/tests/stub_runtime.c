@@ -75,6 +75,19 @@ int dgemm_set_kernel_dir(const char *dir) {
 
 const char *dgemm_runtime_version(void) { return "stub-1"; }
 
+/* Like the runtime: 0 or 1, else DGEMM_ERROR_INVALID_ARGUMENT (1). -1 until
+ * called. */
+static int allow_unsafe = -1;
+
+int dgemm_set_allow_unsafe_kernels(int32_t allow) {
+  if (allow != 0 && allow != 1)
+    return 1;
+  allow_unsafe = allow;
+  return 0;
+}
+
+int stub_allow_unsafe(void) { return allow_unsafe; }
+
 /* Mirrors dgemm_kernel_info; fills it from the arguments so the tests can
  * check the binding's field order, and fails like the runtime on m < 1. */
 typedef struct {

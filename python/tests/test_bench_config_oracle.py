@@ -1,7 +1,10 @@
 """bench/bench.py names the kernel the runtime will launch by calling the runtime's choice
 (heuristics and environment overrides) through ctypes, with a Python mirror of the C++ config
 struct. Checked against the built runtime library
-(host code only: no GPU, no torch). Also its command-line check of the flush size."""
+(host code only: no GPU, no torch). Also its command-line check of the flush size.
+
+The runtime reads its DGEMM_* overrides once per process; these tests change them between
+calls, so every change is followed by the runtime's test hook that parses them again."""
 
 import ctypes
 import os
@@ -16,6 +19,30 @@ import bench  # noqa: E402
 
 SEED_KS = [256, 128, 128, 256]
 PREFIX = "dgemm_kgrouped_fp8_1d1d_"
+REFUSED = "n/a (the runtime refused the DGEMM_* overrides)"
+# dgemm::runtime::reloadEnvOverridesForTesting()
+_RELOAD_SYMBOL = "_ZN5dgemm7runtime28reloadEnvOverridesForTestingEv"
+OVERRIDES = ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
+             "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_BLOCK_M", "DGEMM_STAGES",
+             "DGEMM_QUAD_B", "DGEMM_PARK", "DGEMM_EPILOGUE", "DGEMM_UNSAFE")
+
+
+class Env:
+    """monkeypatch's setenv/delenv, each followed by the runtime parsing its overrides again."""
+
+    def __init__(self, monkeypatch, lib):
+        self.monkeypatch = monkeypatch
+        self.reload = getattr(lib, _RELOAD_SYMBOL)
+        self.reload.restype = None
+        self.reload.argtypes = []
+
+    def setenv(self, name, value):
+        self.monkeypatch.setenv(name, value)
+        self.reload()
+
+    def delenv(self, name):
+        self.monkeypatch.delenv(name, raising=False)
+        self.reload()
 
 
 @pytest.fixture
@@ -35,13 +62,18 @@ def oracle(runtime_lib):
 
 
 @pytest.fixture
-def no_overrides(monkeypatch):
-    """No runtime override set: the heuristics' own choice."""
-    for var in ("DGEMM_RED_MAX_BLOCKS", "DGEMM_IN_PLACE_ONLY", "DGEMM_CLUSTER_M",
-                "DGEMM_DESC_SLOTS", "DGEMM_BLOCK_N", "DGEMM_BLOCK_M", "DGEMM_STAGES",
-                "DGEMM_QUAD_B", "DGEMM_PARK"):
+def no_overrides(monkeypatch, runtime_lib):
+    """No runtime override set: the heuristics' own choice. Parsed again after the test
+    (monkeypatch restores the environment only after this fixture's teardown, hence the
+    explicit unsetting)."""
+    env = Env(monkeypatch, runtime_lib)
+    for var in OVERRIDES:
         monkeypatch.delenv(var, raising=False)
-    return monkeypatch
+    env.reload()
+    yield env
+    for var in OVERRIDES:
+        monkeypatch.delenv(var, raising=False)
+    env.reload()
 
 
 def test_register_and_reduction_kernels(oracle, no_overrides):
@@ -111,10 +143,15 @@ def test_stages_override(oracle, no_overrides):
             == PREFIX + "bm128_bn192_s3_r2_ip")
     assert (oracle.entry(2048, 2048, [1024] * 4, in_place=True)
             == PREFIX + "bm128_bn128_s3_r2_red8_q")
-    for ignored in ("1", "6", "x3", ""):
+    # More stages than fit, or none given (empty), leave the choice alone ...
+    for ignored in ("6", ""):
         monkeypatch.setenv("DGEMM_STAGES", ignored)
         assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
                 == PREFIX + "bm128_bn192_s5_r2_ip"), ignored
+    # ... a malformed value is refused (every call fails, naming the variable).
+    for malformed in ("1", "x3", "3 "):
+        monkeypatch.setenv("DGEMM_STAGES", malformed)
+        assert oracle.entry(4096, 7168, [8192] * 4, in_place=True) == REFUSED, malformed
 
 
 def test_block_m_override(runtime_lib, no_overrides):
@@ -136,10 +173,12 @@ def test_block_m_override(runtime_lib, no_overrides):
     assert (oracle.entry(4096, 7168, long_ks, in_place=True)
             == PREFIX + "bm192_bn128_s5_r2_ip")
     assert oracle.entry(4096, 7168, long_ks) == PREFIX + "bm192_bn128_s5_r2_q"
-    for ignored in ("96", "tall", ""):
-        monkeypatch.setenv("DGEMM_BLOCK_M", ignored)
-        assert (oracle.entry(4096, 7168, long_ks, in_place=True)
-                == PREFIX + "bm128_bn128_s6_r2_ip"), ignored
+    monkeypatch.setenv("DGEMM_BLOCK_M", "")  # empty: unset
+    assert (oracle.entry(4096, 7168, long_ks, in_place=True)
+            == PREFIX + "bm128_bn128_s6_r2_ip")
+    for malformed in ("96", "tall"):
+        monkeypatch.setenv("DGEMM_BLOCK_M", malformed)
+        assert oracle.entry(4096, 7168, long_ks, in_place=True) == REFUSED, malformed
 
 
 def test_flush_size_is_checked():
@@ -163,3 +202,33 @@ def test_parked_kernel(oracle, no_overrides):
     monkeypatch.setenv("DGEMM_PARK", "1")
     assert (oracle.entry(4096, 7168, [8192] * 4, in_place=True)
             == PREFIX + "bm128_bn192_s3_r2_ip_park")
+    # DGEMM_EPILOGUE, which the older DGEMM_IN_PLACE_ONLY and DGEMM_PARK spell: not with them.
+    monkeypatch.setenv("DGEMM_EPILOGUE", "parked")
+    assert oracle.entry(4096, 7168, short, in_place=True) == REFUSED
+    monkeypatch.delenv("DGEMM_PARK")
+    assert oracle.entry(4096, 7168, short, in_place=True) == PREFIX + "bm128_bn128_s4_r2_ip_park"
+    monkeypatch.setenv("DGEMM_EPILOGUE", "in_place")
+    assert oracle.entry(4096, 7168, short, in_place=True) == PREFIX + "bm128_bn128_s6_r2_ip"
+    monkeypatch.setenv("DGEMM_EPILOGUE", "reduction")
+    assert (oracle.entry(4096, 7168, short, in_place=True)
+            == PREFIX + "bm128_bn128_s6_r2_red8_q")
+    # Only in place: a separate c has the register epilogue.
+    assert oracle.entry(4096, 7168, short) == PREFIX + "bm128_bn128_s6_r2_c2x1_q"
+    monkeypatch.setenv("DGEMM_EPILOGUE", "inplace")
+    assert oracle.entry(4096, 7168, short) == REFUSED
+
+
+def test_unsafe_variant_names(oracle, no_overrides):
+    # DGEMM_UNSAFE selects the race-demonstration kernels by name (loading them needs the
+    # opt-in, which choosing does not).
+    monkeypatch = no_overrides
+    monkeypatch.setenv("DGEMM_DESC_SLOTS", "1")
+    monkeypatch.setenv("DGEMM_UNSAFE", "skip_descriptor_drain")
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn64_s8_r1_q_unsafe_nodrain"
+    monkeypatch.setenv("DGEMM_UNSAFE", "skip_proxy_fence,skip_descriptor_drain")
+    assert (oracle.entry(2048, 2048, SEED_KS)
+            == PREFIX + "bm128_bn64_s8_r1_q_unsafe_nodrain_unsafe_nofence")
+    monkeypatch.setenv("DGEMM_UNSAFE", "none")
+    assert oracle.entry(2048, 2048, SEED_KS) == PREFIX + "bm128_bn64_s8_r1_q"
+    monkeypatch.setenv("DGEMM_UNSAFE", "drain")
+    assert oracle.entry(2048, 2048, SEED_KS) == REFUSED

@@ -299,3 +299,31 @@ def test_c_must_not_partially_overlap_d():
     d = args["d"]
     with pytest.raises(ValueError, match=r"c must either be d itself .* or not overlap d"):
         check(args, c=replace(d, name="c", data_ptr=d.data_ptr + 64))
+
+
+def test_ks_entries_must_fit_int32():
+    # ctypes would wrap 2**31 to -2**31 on its way to the runtime.
+    with pytest.raises(ValueError, match=r"ks\[1\] = 2147483648 does not fit in int32"):
+        _checks.normalize_ks([128, 2**31])
+
+
+def test_sum_of_ks_must_fit_int32():
+    big = 2**31 - 128
+    assert _checks.normalize_ks([big]) == (big,)
+    with pytest.raises(ValueError, match=r"sum\(ks\) = 2147483648 does not fit in int32"):
+        _checks.normalize_ks([big, 128])
+
+
+@pytest.mark.parametrize("name", ["a", "sfa", "b", "sfb", "ks_tensor"])
+def test_d_must_not_overlap_an_input(name):
+    args = valid_args()
+    d = args["d"]
+    with pytest.raises(ValueError, match=rf"d must not overlap {name}: the kernel writes d"):
+        check(args, **{name: replace(args[name], data_ptr=d.data_ptr + 64)})
+
+
+def test_inputs_may_share_memory():
+    # Only read: a . a^T with one tensor for both operands is fine.
+    args = valid_args(m=8, n=8)
+    assert check(args, b=replace(args["a"], name="b"),
+                 sfb=replace(args["sfa"], name="sfb")).m == 8

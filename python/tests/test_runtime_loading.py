@@ -106,6 +106,14 @@ def test_workspace_bytes_passes_sizes_and_host_ks(stub):
     assert _runtime.workspace_bytes(256, 512, [128, 0, 384]) == 128 * (256 + 512 + 3) + 512
 
 
+def test_ks_beyond_int32_never_reach_the_runtime(stub):
+    # ctypes would pass 2**31 on as -2**31.
+    with pytest.raises(ValueError, match=r"ks\[1\] = 2147483648 does not fit in int32"):
+        _runtime.workspace_bytes(256, 512, [128, 2**31])
+    with pytest.raises(ValueError, match=r"ks\[0\] = 4294967296 does not fit in int32"):
+        dgemm.kernel_info(256, 512, [2**32])
+
+
 def test_launch_passes_every_argument_with_its_c_type(stub):
     big = 1 << 40  # pointers and sizes above 32 bits must survive
     _runtime.launch(

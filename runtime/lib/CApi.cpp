@@ -6,7 +6,10 @@
 #include "dgemm/Runtime/KernelBundle.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
 
 using namespace dgemm::runtime;
 
@@ -22,13 +25,45 @@ static_assert(int(ErrorCode::UnsupportedDevice) ==
 
 namespace {
 
-int report(const Status &status, char *err, uint64_t errLen) {
+/// Copies `message` into err (truncated, NUL-terminated); allocates nothing,
+/// so it is safe while out of memory.
+void copyMessage(const char *message, size_t length, char *err,
+                 uint64_t errLen) noexcept {
   if (err && errLen > 0) {
-    size_t n = std::min<uint64_t>(status.message().size(), errLen - 1);
-    std::memcpy(err, status.message().data(), n);
+    size_t n = std::min<uint64_t>(length, errLen - 1);
+    std::memcpy(err, message, n);
     err[n] = '\0';
   }
+}
+
+int report(const Status &status, char *err, uint64_t errLen) noexcept {
+  copyMessage(status.message().data(), status.message().size(), err, errLen);
   return static_cast<int>(status.code());
+}
+
+/// Runs `body` (returning a Status) and reports its outcome. An exception
+/// must not unwind into a C caller (ctypes aborts the process): it becomes
+/// DGEMM_ERROR_INTERNAL with a message naming the entry point, formatted
+/// without allocating.
+template <typename Body>
+int guarded(const char *entry, char *err, uint64_t errLen,
+            Body &&body) noexcept {
+  const char *what = "unknown exception";
+  try {
+    return report(body(), err, errLen);
+  } catch (const std::bad_alloc &) {
+    what = "out of host memory";
+  } catch (const std::exception &e) {
+    what = e.what();
+  } catch (...) {
+  }
+  char message[512];
+  int n = std::snprintf(message, sizeof(message),
+                        "%s failed inside the runtime: %s", entry, what);
+  copyMessage(message,
+              n < 0 ? 0 : std::min<size_t>(size_t(n), sizeof(message) - 1), err,
+              errLen);
+  return DGEMM_ERROR_INTERNAL;
 }
 
 KGroupedArgs makeArgs(const void *a, const void *sfa, const void *b,
@@ -36,21 +71,9 @@ KGroupedArgs makeArgs(const void *a, const void *sfa, const void *b,
                       int64_t n, int32_t numGroups, const int32_t *ksHost,
                       const int32_t *ksDevice, void *workspace,
                       uint64_t workspaceBytes) {
-  KGroupedArgs args;
-  args.a = a;
-  args.sfa = sfa;
-  args.b = b;
-  args.sfb = sfb;
-  args.d = d;
-  args.c = c;
-  args.m = m;
-  args.n = n;
-  args.numGroups = numGroups;
-  args.ksHost = ksHost;
-  args.ksDevice = ksDevice;
-  args.workspace = workspace;
-  args.workspaceBytes = workspaceBytes;
-  return args;
+  return KGroupedArgs{
+      a,      sfa,      b,         sfb,           d, c, m, n, numGroups,
+      ksHost, ksDevice, workspace, workspaceBytes};
 }
 
 } // namespace
@@ -62,25 +85,41 @@ int dgemm_k_grouped_fp8_gemm_nt_contiguous(
     const void *c, int64_t m, int64_t n, int32_t num_groups,
     const int32_t *ks_host, const int32_t *ks_device, void *workspace,
     uint64_t workspace_bytes, void *stream, char *err, uint64_t err_len) {
-  KGroupedArgs args = makeArgs(a, sfa, b, sfb, d, c, m, n, num_groups, ks_host,
-                               ks_device, workspace, workspace_bytes);
-  return report(
-      kGroupedFp8GemmNtContiguous(args, static_cast<CUstream>(stream)), err,
-      err_len);
+  return guarded("dgemm_k_grouped_fp8_gemm_nt_contiguous", err, err_len, [&] {
+    KGroupedArgs args =
+        makeArgs(a, sfa, b, sfb, d, c, m, n, num_groups, ks_host, ks_device,
+                 workspace, workspace_bytes);
+    return kGroupedFp8GemmNtContiguous(args, static_cast<CUstream>(stream));
+  });
 }
 
 uint64_t dgemm_k_grouped_workspace_bytes(int64_t m, int64_t n,
                                          int32_t num_groups,
                                          const int32_t *ks_host) {
-  return kGroupedWorkspaceBytes(m, n, num_groups, ks_host);
+  // No status to return: any failure is the documented 0.
+  uint64_t bytes = 0;
+  guarded("dgemm_k_grouped_workspace_bytes", nullptr, 0, [&] {
+    bytes = kGroupedWorkspaceBytes(m, n, num_groups, ks_host);
+    return Status::success();
+  });
+  return bytes;
 }
 
 int dgemm_set_kernel_dir(const char *dir) {
-  setKernelDir(dir ? dir : "");
-  return DGEMM_OK;
+  return guarded("dgemm_set_kernel_dir", nullptr, 0, [&] {
+    setKernelDir(dir ? dir : "");
+    return Status::success();
+  });
 }
 
-const char *dgemm_runtime_version(void) { return runtimeVersion(); }
+const char *dgemm_runtime_version(void) {
+  const char *version = "unknown (kernel ABI unknown)";
+  guarded("dgemm_runtime_version", nullptr, 0, [&] {
+    version = runtimeVersion();
+    return Status::success();
+  });
+  return version;
+}
 
 int dgemm_check_arguments(const void *a, const void *sfa, const void *b,
                           const void *sfb, void *d, const void *c, int64_t m,
@@ -88,39 +127,43 @@ int dgemm_check_arguments(const void *a, const void *sfa, const void *b,
                           const int32_t *ks_device, void *workspace,
                           uint64_t workspace_bytes, char *err,
                           uint64_t err_len) {
-  KGroupedArgs args = makeArgs(a, sfa, b, sfb, d, c, m, n, num_groups, ks_host,
-                               ks_device, workspace, workspace_bytes);
-  return report(checkKGroupedArguments(args), err, err_len);
+  return guarded("dgemm_check_arguments", err, err_len, [&] {
+    KGroupedArgs args =
+        makeArgs(a, sfa, b, sfb, d, c, m, n, num_groups, ks_host, ks_device,
+                 workspace, workspace_bytes);
+    return checkKGroupedArguments(args);
+  });
 }
 
 int dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
                                 const int32_t *ks_host, int32_t in_place,
                                 dgemm_kernel_info *info, char *err,
                                 uint64_t err_len) {
-  if (!info)
-    return report(Status::error(ErrorCode::InvalidArgument,
-                                "argument 'info' must not be null"),
-                  err, err_len);
-  KGroupedKernelInfo found;
-  if (Status s = kGroupedKernelInfo(m, n, num_groups, ks_host, in_place != 0,
-                                    found);
-      !s.ok())
-    return report(s, err, err_len);
-  std::memset(info, 0, sizeof(*info));
-  size_t len = std::min(found.entry.size(), sizeof(info->entry) - 1);
-  std::memcpy(info->entry, found.entry.data(), len);
-  info->threads = found.threads;
-  info->grid_x = found.gridX;
-  info->registers = found.numRegs;
-  info->local_bytes = found.localBytes;
-  info->spill_store_bytes = found.spillStoreBytes;
-  info->spill_load_bytes = found.spillLoadBytes;
-  info->static_smem_bytes = found.staticSmemBytes;
-  info->dynamic_smem_bytes = found.dynamicSmemBytes;
-  info->memory_bandwidth_gbps = found.memoryBandwidthGBps;
-  len = std::min(found.calibration.size(), sizeof(info->calibration) - 1);
-  std::memcpy(info->calibration, found.calibration.data(), len);
-  return report(Status::success(), err, err_len);
+  return guarded("dgemm_k_grouped_kernel_info", err, err_len, [&] {
+    if (!info)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "argument 'info' must not be null");
+    KGroupedKernelInfo found;
+    if (Status s =
+            kGroupedKernelInfo(m, n, num_groups, ks_host, in_place != 0, found);
+        !s.ok())
+      return s;
+    std::memset(info, 0, sizeof(*info));
+    size_t len = std::min(found.entry.size(), sizeof(info->entry) - 1);
+    std::memcpy(info->entry, found.entry.data(), len);
+    info->threads = found.threads;
+    info->grid_x = found.gridX;
+    info->registers = found.numRegs;
+    info->local_bytes = found.localBytes;
+    info->spill_store_bytes = found.spillStoreBytes;
+    info->spill_load_bytes = found.spillLoadBytes;
+    info->static_smem_bytes = found.staticSmemBytes;
+    info->dynamic_smem_bytes = found.dynamicSmemBytes;
+    info->memory_bandwidth_gbps = found.memoryBandwidthGBps;
+    len = std::min(found.calibration.size(), sizeof(info->calibration) - 1);
+    std::memcpy(info->calibration, found.calibration.data(), len);
+    return Status::success();
+  });
 }
 
 } // extern "C"

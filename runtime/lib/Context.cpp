@@ -2,8 +2,16 @@
 
 #include "dgemm/Runtime/Context.h"
 
+#include "DriverExtras.h"
+
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <thread>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 using namespace dgemm::runtime;
@@ -35,7 +43,78 @@ Status primaryContext(const DriverApi &api, CUcontext &context) {
   return Status::success();
 }
 
+/// Which buffer of the runtime's own serves launches on (context, stream).
+/// Handles are reused after a stream or context is destroyed, and a reused
+/// handle must not find the old buffer: work of the destroyed stream may
+/// still be running on it. So the driver's unique ids are used where it has
+/// them. CU_STREAM_PER_THREAD names a different stream in every host thread,
+/// hence the thread in the key.
+struct StreamKey {
+  uint64_t context = 0;
+  uint64_t stream = 0;
+  bool uniqueStreamId = false;
+  std::thread::id thread;
+
+  bool operator<(const StreamKey &other) const {
+    return std::tie(context, stream, uniqueStreamId, thread) <
+           std::tie(other.context, other.stream, other.uniqueStreamId,
+                    other.thread);
+  }
+};
+
+StreamKey streamKey(const DriverApi &api, CUcontext context, CUstream stream) {
+  StreamKey key;
+  key.context = contextKey(api, context);
+  // The legacy stream under either of its names.
+  if (stream == nullptr)
+    stream = CU_STREAM_LEGACY;
+  if (stream == CU_STREAM_PER_THREAD)
+    key.thread = std::this_thread::get_id();
+  unsigned long long id = 0;
+  const DriverExtras &extras = driverExtras(api);
+  if (extras.cuStreamGetId &&
+      extras.cuStreamGetId(stream, &id) == CUDA_SUCCESS) {
+    key.stream = id;
+    key.uniqueStreamId = true;
+  } else {
+    key.stream = reinterpret_cast<uintptr_t>(stream);
+  }
+  return key;
+}
+
 } // namespace
+
+const DriverExtras &dgemm::runtime::driverExtras(const DriverApi &api) {
+  static std::mutex mutex;
+  static std::map<void *, std::unique_ptr<DriverExtras>> resolved;
+  static const DriverExtras none;
+  if (!api.libraryHandle)
+    return none;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<DriverExtras> &extras = resolved[api.libraryHandle];
+  if (!extras) {
+    extras = std::make_unique<DriverExtras>();
+    // Each has a single version, so its exported name is the one meant.
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(api.libraryHandle, name));
+    };
+    get(extras->cuCtxGetId, "cuCtxGetId");
+    get(extras->cuStreamGetId, "cuStreamGetId");
+    get(extras->cuPointerGetAttribute, "cuPointerGetAttribute");
+    get(extras->cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer");
+  }
+  return *extras;
+}
+
+uint64_t dgemm::runtime::contextKey(const DriverApi &api, CUcontext context) {
+  unsigned long long id = 0;
+  const DriverExtras &extras = driverExtras(api);
+  if (context && extras.cuCtxGetId &&
+      extras.cuCtxGetId(context, &id) == CUDA_SUCCESS)
+    return id;
+  return reinterpret_cast<uintptr_t>(context);
+}
 
 ScopedContext::~ScopedContext() {
   if (pushed_) {
@@ -125,28 +204,36 @@ int dgemm::runtime::peakMemoryBandwidthGBps(const DeviceInfo &info) {
 Status dgemm::runtime::getDeviceInfo(const DriverApi &api, CUcontext context,
                                      CUdevice device, DeviceInfo &info) {
   static std::mutex mutex;
-  static std::map<CUcontext, DeviceInfo> cache;
+  // By id, not handle: a later context that reuses the handle may be on
+  // another device.
+  static std::map<uint64_t, DeviceInfo> cache;
+  uint64_t key = contextKey(api, context);
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(context);
+  auto it = cache.find(key);
   if (it != cache.end()) {
     info = it->second;
     return Status::success();
   }
   if (Status s = queryDeviceInfo(api, device, info); !s.ok())
     return s;
-  cache.emplace(context, info);
+  cache.emplace(key, info);
   return Status::success();
 }
 
 Status dgemm::runtime::acquireInternalWorkspace(
     const DriverApi &api, CUcontext context, CUstream stream, uint64_t bytes,
     CUdeviceptr &buffer, std::unique_lock<std::mutex> &lock) {
+  // One mutex per buffer, so that launches on different streams neither
+  // wait for each other nor for another stream's allocation; the map's own
+  // mutex is held only to find the entry. Entries are never erased, so an
+  // entry (and its mutex) outlives every lock on it.
   struct Buffer {
+    std::mutex mutex;
     CUdeviceptr ptr = 0;
     uint64_t bytes = 0;
   };
-  static std::mutex mutex;
-  static std::map<std::pair<CUcontext, CUstream>, Buffer> buffers;
+  static std::mutex mapMutex;
+  static std::map<StreamKey, std::unique_ptr<Buffer>> buffers;
 
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (Status s = checkCu(api, api.cuStreamIsCapturing(stream, &capture),
@@ -159,27 +246,39 @@ Status dgemm::runtime::acquireInternalWorkspace(
                          "stream is being captured: pass a workspace of "
                          "dgemm_k_grouped_workspace_bytes() bytes");
 
-  lock = std::unique_lock<std::mutex>(mutex);
-  Buffer &entry = buffers[{context, stream}];
-  if (entry.bytes < bytes) {
+  StreamKey key = streamKey(api, context, stream);
+  Buffer *entry = nullptr;
+  {
+    std::lock_guard<std::mutex> mapLock(mapMutex);
+    std::unique_ptr<Buffer> &slot = buffers[key];
+    if (!slot)
+      slot = std::make_unique<Buffer>();
+    entry = slot.get();
+  }
+  lock = std::unique_lock<std::mutex>(entry->mutex);
+  if (entry->bytes < bytes) {
     // Grow geometrically so that a slowly growing problem size does not
     // reallocate on every call.
-    uint64_t newBytes = std::max<uint64_t>(bytes, 2 * entry.bytes);
-    if (entry.ptr) {
-      if (Status s = checkCu(api, api.cuMemFreeAsync(entry.ptr, stream),
+    uint64_t doubled = 0;
+    uint64_t newBytes = __builtin_mul_overflow(entry->bytes, 2, &doubled)
+                            ? bytes
+                            : std::max(bytes, doubled);
+    if (entry->ptr) {
+      if (Status s = checkCu(api, api.cuMemFreeAsync(entry->ptr, stream),
                              "cuMemFreeAsync(internal workspace)");
           !s.ok())
         return s;
-      entry = Buffer();
+      entry->ptr = 0;
+      entry->bytes = 0;
     }
     CUdeviceptr ptr = 0;
     if (Status s = checkCu(api, api.cuMemAllocAsync(&ptr, newBytes, stream),
                            "cuMemAllocAsync(internal workspace)");
         !s.ok())
       return s;
-    entry.ptr = ptr;
-    entry.bytes = newBytes;
+    entry->ptr = ptr;
+    entry->bytes = newBytes;
   }
-  buffer = entry.ptr;
+  buffer = entry->ptr;
   return Status::success();
 }

@@ -9,6 +9,10 @@
 #include "dgemm/Runtime/ModuleCache.h"
 #include "dgemm/Runtime/TensorMaps.h"
 
+#include "DriverExtras.h"
+
+#include <cinttypes>
+#include <cstdio>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -30,6 +34,24 @@ Target dgemm::runtime::targetFor(const DeviceInfo &device) {
 }
 
 namespace {
+
+constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
+
+Status invalid(const std::string &message) {
+  return Status::error(ErrorCode::InvalidArgument, message);
+}
+
+std::string hex(uintptr_t address) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "0x%" PRIxPTR, address);
+  return buffer;
+}
+
+/// a * b * c in 64 bits, or false.
+bool mulFits(int64_t a, int64_t b, int64_t c, int64_t &out) {
+  return !__builtin_mul_overflow(a, b, &out) &&
+         !__builtin_mul_overflow(out, c, &out);
+}
 
 Status checkDevice(const DriverApi &api, const DeviceInfo &device) {
   // The bundle is sm_90a PTX, which only a compute capability 9.0 device runs.
@@ -61,8 +83,13 @@ Status enterAndChoose(CUstream stream, int64_t m, int64_t n, int numGroups,
   if (Status s = checkDevice(*api, device); !s.ok())
     return s;
   Target target = targetFor(device);
-  config = chooseKGroupedConfig(m, n, numGroups, ksHost, target, inPlace);
-  if (std::string why = dgemm::heuristics::checkConfig(config, target); !why.empty())
+  // A malformed DGEMM_* override fails here, naming the variable.
+  if (Status s = chooseKGroupedConfig(m, n, numGroups, ksHost, target, inPlace,
+                                      config);
+      !s.ok())
+    return s;
+  if (std::string why = dgemm::heuristics::checkConfig(config, target);
+      !why.empty())
     return Status::error(ErrorCode::UnsupportedDevice,
                          "no kernel configuration fits this device: " + why);
   return Status::success();
@@ -86,6 +113,9 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
   KGroupedShape shape;
   if (Status s = checkKGroupedArgs(args, &shape); !s.ok())
     return s;
+  // Before the driver too; the workspace's pairs once its size is known.
+  if (Status s = checkKGroupedBuffers(args, 0); !s.ok())
+    return s;
 
   const DriverApi *api = nullptr;
   ScopedContext scope;
@@ -100,7 +130,7 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
     return s;
   // Never chosen for a separate c; checked because a kernel that only
   // accumulates in place would leave d without c.
-  if (config.inPlaceOnly && args.c != args.d)
+  if (dgemm::heuristics::isInPlaceKernel(config.epilogue) && args.c != args.d)
     return Status::error(ErrorCode::InvalidArgument,
                          "argument 'c' must be 'd' for the in-place kernel " +
                              config.entryName());
@@ -113,6 +143,14 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
       gridSizeFor(args.m, args.n, args.numGroups, config, device.smCount);
   uint64_t workspaceBytes = workspaceBytesFor(gridX, config.descSlots);
   if (Status s = checkWorkspaceSize(args, workspaceBytes); !s.ok())
+    return s;
+  if (Status s = checkKGroupedBuffers(args, workspaceBytes); !s.ok())
+    return s;
+  const DriverExtras &extras = driverExtras(*api);
+  if (Status s = checkBufferContexts(
+          extras.cuPointerGetAttribute, extras.cuDeviceCanAccessPeer,
+          scope.context(), scope.device(), args, workspaceBytes);
+      !s.ok())
     return s;
 
   const LoadedKernel *kernel = nullptr;
@@ -201,26 +239,18 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(
     const float *c, int64_t m, int64_t n, int numGroups, const int *ksHost,
     const int *ksDevice, void *workspace, size_t workspaceBytes,
     CUstream stream) {
-  KGroupedArgs args;
-  args.a = a;
-  args.sfa = sfa;
-  args.b = b;
-  args.sfb = sfb;
-  args.d = d;
-  args.c = c;
-  args.m = m;
-  args.n = n;
-  args.numGroups = numGroups;
-  args.ksHost = ksHost;
-  args.ksDevice = ksDevice;
-  args.workspace = workspace;
-  args.workspaceBytes = workspaceBytes;
+  KGroupedArgs args{
+      a,      sfa,      b,         sfb,           d, c, m, n, numGroups,
+      ksHost, ksDevice, workspace, workspaceBytes};
   return kGroupedFp8GemmNtContiguous(args, stream);
 }
 
 size_t dgemm::runtime::kGroupedWorkspaceBytes(int64_t m, int64_t n,
                                               int numGroups,
                                               const int *ksHost) {
+  // Checked here, before the heuristics see sizes no call could launch.
+  if (!checkKGroupedSizes(m, n, numGroups, ksHost).ok())
+    return 0;
   Target target;
   const DriverApi *api = nullptr;
   if (getDriver(api).ok()) {
@@ -239,23 +269,8 @@ size_t dgemm::runtime::kGroupedWorkspaceBytes(int64_t m, int64_t n,
 Status dgemm::runtime::kGroupedKernelInfo(int64_t m, int64_t n, int numGroups,
                                           const int *ksHost, bool inPlace,
                                           KGroupedKernelInfo &info) {
-  auto invalid = [](const std::string &message) {
-    return Status::error(ErrorCode::InvalidArgument, message);
-  };
-  if (m < 1)
-    return invalid("argument 'm' must be >= 1, got " + std::to_string(m));
-  if (n < 1)
-    return invalid("argument 'n' must be >= 1, got " + std::to_string(n));
-  if (numGroups < 1)
-    return invalid("argument 'num_groups' must be >= 1, got " +
-                   std::to_string(numGroups));
-  if (!ksHost)
-    return invalid("argument 'ks' must not be null");
-  for (int g = 0; g < numGroups; ++g)
-    if (ksHost[g] < 0 || ksHost[g] % 128 != 0)
-      return invalid("argument 'ks' must hold multiples of 128 >= 0, got " +
-                     std::to_string(ksHost[g]) + " for group " +
-                     std::to_string(g));
+  if (Status s = checkKGroupedSizes(m, n, numGroups, ksHost); !s.ok())
+    return s;
 
   const DriverApi *api = nullptr;
   ScopedContext scope;
@@ -287,9 +302,195 @@ Status dgemm::runtime::kGroupedKernelInfo(int64_t m, int64_t n, int numGroups,
 Status dgemm::runtime::checkKGroupedArguments(const KGroupedArgs &args) {
   if (Status s = checkKGroupedArgs(args); !s.ok())
     return s;
-  return checkWorkspaceSize(
-      args, kGroupedWorkspaceBytesFor(args.m, args.n, int(args.numGroups),
-                                      args.ksHost, Target()));
+  if (Status s = checkKGroupedBuffers(args, 0); !s.ok())
+    return s;
+  uint64_t workspaceBytes = kGroupedWorkspaceBytesFor(
+      args.m, args.n, int(args.numGroups), args.ksHost, Target());
+  if (Status s = checkWorkspaceSize(args, workspaceBytes); !s.ok())
+    return s;
+  return checkKGroupedBuffers(args, workspaceBytes);
+}
+
+Status dgemm::runtime::checkKGroupedSizes(int64_t m, int64_t n,
+                                          int64_t numGroups,
+                                          const int32_t *ksHost) {
+  for (auto [value, name] : {std::pair(m, "m"), std::pair(n, "n")}) {
+    if (value < 1 || value > kMaxInt32)
+      return invalid(std::string("argument '") + name +
+                     "' must be in [1, 2147483647] (the kernel takes it as "
+                     "a 32-bit parameter), got " +
+                     std::to_string(value));
+  }
+  if (numGroups < 1 || numGroups > kMaxInt32)
+    return invalid("argument 'num_groups' must be in [1, 2147483647], got " +
+                   std::to_string(numGroups));
+  if (!ksHost)
+    return invalid("argument 'ks' must not be null");
+  int64_t sumK = 0; // <= 2^31 * 2^31 before the check below stops it.
+  for (int64_t g = 0; g < numGroups; ++g) {
+    if (ksHost[g] < 0 || ksHost[g] % 128 != 0)
+      return invalid("argument 'ks' must hold multiples of 128 >= 0, got " +
+                     std::to_string(ksHost[g]) + " for group " +
+                     std::to_string(g));
+    sumK += ksHost[g];
+    if (sumK > kMaxInt32)
+      return invalid("argument 'ks': sum(ks) must be <= 2147483647 (the "
+                     "total K, like each K_g, is a 32-bit int), exceeded at "
+                     "group " +
+                     std::to_string(g));
+  }
+  int64_t outBytes = 0;
+  if (!mulFits(numGroups * m, n, 4, outBytes))
+    return invalid("arguments 'num_groups' * 'm' * 'n' * 4 (the bytes of "
+                   "'d') must fit in 64 bits, got num_groups = " +
+                   std::to_string(numGroups) + ", m = " + std::to_string(m) +
+                   ", n = " + std::to_string(n));
+  return Status::success();
+}
+
+Status dgemm::runtime::deviceSpans(const KGroupedArgs &args,
+                                   uint64_t workspaceBytes,
+                                   std::vector<DeviceSpan> &spans) {
+  spans.clear();
+  int64_t sumK = 0;
+  for (int64_t g = 0; g < args.numGroups; ++g)
+    sumK += args.ksHost[g]; // checkKGroupedArgs bounded it (2^39).
+  int64_t scaleBlocks = sumK / 128;
+  // Bytes the kernel touches in each buffer (docs/KernelABI.md).
+  struct Extent {
+    const char *name;
+    const void *p;
+    int64_t a, b, c;
+    bool written;
+  } extents[] = {
+      {"a", args.a, args.m, sumK, 1, false},
+      {"sfa", args.sfa, args.m, scaleBlocks, 4, false},
+      {"b", args.b, args.n, sumK, 1, false},
+      {"sfb", args.sfb, args.n, scaleBlocks, 4, false},
+      {"c", args.c, args.numGroups * args.m, args.n, 4, false},
+      {"d", args.d, args.numGroups * args.m, args.n, 4, true},
+      {"ks_device", args.ksDevice, args.numGroups, 4, 1, false},
+  };
+  auto add = [&](const char *name, const void *p, uint64_t bytes,
+                 bool written) {
+    uintptr_t address = reinterpret_cast<uintptr_t>(p);
+    uint64_t end = 0;
+    if (__builtin_add_overflow(uint64_t(address), bytes, &end))
+      return invalid(std::string("argument '") + name + "' at " + hex(address) +
+                     " with " + std::to_string(bytes) +
+                     " bytes ends past the 64-bit address space");
+    spans.push_back({name, address, bytes, written});
+    return Status::success();
+  };
+  for (const Extent &e : extents) {
+    int64_t bytes = 0;
+    if (!mulFits(e.a, e.b, e.c, bytes))
+      return invalid(std::string("argument '") + e.name +
+                     "': its size in bytes must fit in 64 bits");
+    if (Status s = add(e.name, e.p, uint64_t(bytes), e.written); !s.ok())
+      return s;
+  }
+  if (args.workspace && workspaceBytes > 0)
+    return add("workspace", args.workspace, workspaceBytes, true);
+  return Status::success();
+}
+
+Status dgemm::runtime::checkKGroupedBuffers(const KGroupedArgs &args,
+                                            uint64_t workspaceBytes) {
+  int64_t sumK = 0;
+  for (int64_t g = 0; g < args.numGroups; ++g)
+    sumK += args.ksHost[g];
+  if (sumK > kMaxInt32)
+    return invalid("argument 'ks_host': sum(K) must be <= 2147483647 (the "
+                   "total K, like each K_g, is a 32-bit int), got " +
+                   std::to_string(sumK));
+
+  std::vector<DeviceSpan> spans;
+  if (Status s = deviceSpans(args, workspaceBytes, spans); !s.ok())
+    return s;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    for (size_t j = i + 1; j < spans.size(); ++j) {
+      const DeviceSpan &x = spans[i], &y = spans[j];
+      // Reading the same memory twice is harmless; a write under another
+      // buffer is a race inside the kernel. An empty span is never touched.
+      // c == d is the in-place call, and a partial c/d overlap is
+      // checkKGroupedArgs's to report.
+      if ((!x.written && !y.written) || x.bytes == 0 || y.bytes == 0)
+        continue;
+      if (std::string(x.name) == "c" && std::string(y.name) == "d")
+        continue;
+      if (x.address < y.address + y.bytes && y.address < x.address + x.bytes) {
+        const DeviceSpan &w = y.written ? y : x, &o = y.written ? x : y;
+        return invalid(
+            std::string("arguments '") + w.name + "' and '" + o.name +
+            "' must not overlap (the kernel writes '" + w.name + "' while it " +
+            (o.written ? "writes" : "reads") + " '" + o.name + "'), got " +
+            w.name + " = " + hex(w.address) + " with " +
+            std::to_string(w.bytes) + " bytes and " + o.name + " = " +
+            hex(o.address) + " with " + std::to_string(o.bytes) + " bytes");
+      }
+    }
+  }
+  return Status::success();
+}
+
+Status dgemm::runtime::checkBufferContexts(
+    PFN_cuPointerGetAttribute_v4000 getAttribute,
+    PFN_cuDeviceCanAccessPeer_v4000 canAccessPeer, CUcontext context,
+    CUdevice device, const KGroupedArgs &args, uint64_t workspaceBytes) {
+  if (!getAttribute)
+    return Status::success();
+  std::vector<DeviceSpan> spans;
+  if (Status s = deviceSpans(args, workspaceBytes, spans); !s.ok())
+    return s;
+  for (const DeviceSpan &span : spans) {
+    // A buffer the kernel never touches (an empty K) is never addressed.
+    if (span.bytes == 0)
+      continue;
+    CUdeviceptr ptr = CUdeviceptr(span.address);
+    CUcontext owner = nullptr;
+    // An error means the driver does not know the pointer (host memory on a
+    // system that lets the device address it, or an older driver): nothing
+    // to compare. No context: memory of no single context.
+    if (getAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, ptr) !=
+            CUDA_SUCCESS ||
+        !owner || owner == context)
+      continue;
+    // Managed and memory-pool allocations are reachable by their device's
+    // contexts whatever context allocated them.
+    uint64_t managed = 0;
+    if (getAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr) ==
+            CUDA_SUCCESS &&
+        managed)
+      continue;
+    void *pool = nullptr;
+    if (getAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, ptr) ==
+            CUDA_SUCCESS &&
+        pool)
+      continue;
+    int ordinal = -1;
+    if (getAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr) !=
+        CUDA_SUCCESS)
+      continue;
+    std::string arg =
+        std::string("argument '") + span.name + "' (" + hex(span.address) + ")";
+    // CUdevice values are the ordinals.
+    if (ordinal == int(device))
+      return invalid(arg +
+                     " was allocated in another CUDA context than the "
+                     "stream's, on the same device " +
+                     std::to_string(ordinal) +
+                     ": a context cannot address another's memory (allocate "
+                     "it in the stream's context, e.g. the primary one)");
+    int peer = 1;
+    if (canAccessPeer &&
+        canAccessPeer(&peer, device, CUdevice(ordinal)) == CUDA_SUCCESS &&
+        !peer)
+      return invalid(arg + " is memory of device " + std::to_string(ordinal) +
+                     ", which the stream's device " + std::to_string(device) +
+                     " cannot access as a peer");
+  }
+  return Status::success();
 }
 
 const char *dgemm::runtime::runtimeVersion() {

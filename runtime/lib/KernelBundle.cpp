@@ -2,13 +2,23 @@
 
 #include "dgemm/Runtime/KernelBundle.h"
 
+#include "dgemm/Runtime/Overrides.h"
+
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace dgemm::runtime;
 
@@ -43,12 +53,15 @@ const IntKey kIntKeys[] = {
     {"cluster_n", &KernelMeta::clusterN, 1, 8, 1},
     {"smem_bytes", &KernelMeta::smemBytes, 0, 1 << 20, 1},
     {"red_max_blocks", &KernelMeta::redMaxBlocks, 0, 1 << 20, 1, true},
-    {"in_place_only", &KernelMeta::inPlaceOnly, 0, 1, 1, true},
     {"quad_b", &KernelMeta::quadB, 0, 1, 1, true},
-    {"park", &KernelMeta::park, 0, 1, 1, true},
 };
 
 constexpr const char *kKind = "k_grouped_contiguous";
+
+// How to rebuild a bundle this runtime can read (docs/Runtime.md).
+constexpr const char *kRegenerateCommand =
+    "`dgemm-translate --dgemm-to-ptx examples/seed_wgrad.mlir "
+    "--bundle-dir=DIR --bundle-all-candidates`";
 
 std::string trim(const std::string &s) {
   size_t begin = s.find_first_not_of(" \t\r");
@@ -157,18 +170,146 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
                "keys 'cluster_m' * 'cluster_n' must be <= 8 (portable "
                "cluster size), got " +
                    std::to_string(meta.clusterM * meta.clusterN));
+
+  // The keys the epilogue enum brought. A compiler from before it wrote
+  // in_place_only= and park= instead, whose kernels this runtime cannot
+  // name.
+  auto takeNew = [&](const char *key, std::string &out) -> Status {
+    if (values.count(key)) {
+      out = values.at(key);
+      return Status::success();
+    }
+    std::string what = std::string("key '") + key + "' is missing";
+    if (values.count("in_place_only") || values.count("park"))
+      what += " (it has the retired keys 'in_place_only'/'park')";
+    return bad(fileName, what +
+                             ": the bundle is from an older compiler and "
+                             "must be regenerated with " +
+                             kRegenerateCommand);
+  };
+  std::string raw;
+  if (Status s = takeNew("epilogue", raw); !s.ok())
+    return s;
+  std::optional<heuristics::Epilogue> epilogue = heuristics::parseEpilogue(raw);
+  if (!epilogue)
+    return bad(fileName, "key 'epilogue' must be register, reduction, "
+                         "in_place or parked, got '" +
+                             raw + "'");
+  meta.epilogue = *epilogue;
+  if (Status s = takeNew("unsafe", raw); !s.ok())
+    return s;
+  std::optional<unsigned> unsafe = heuristics::parseUnsafe(raw);
+  if (!unsafe)
+    return bad(fileName, "key 'unsafe' must be none or a comma-separated "
+                         "list of skip_descriptor_drain and "
+                         "skip_proxy_fence, got '" +
+                             raw + "'");
+  meta.unsafe = *unsafe;
+  if (Status s = takeNew("heuristics_version", raw); !s.ok())
+    return s;
+  auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(),
+                                   meta.heuristicsVersion);
+  if (ec != std::errc() || end != raw.data() + raw.size() ||
+      meta.heuristicsVersion != heuristics::kHeuristicsVersion)
+    return bad(fileName,
+               "key 'heuristics_version' must be " +
+                   std::to_string(heuristics::kHeuristicsVersion) +
+                   " (this runtime's selection rules), got '" + raw +
+                   "': the bundle was built with other rules and may lack "
+                   "the kernels this runtime selects; regenerate it with " +
+                   kRegenerateCommand);
   return Status::success();
 }
 
 Status dgemm::runtime::readFile(const std::string &path,
                                 std::string &contents) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  // A bundle is data the runtime trusts only this far: the file must be a
+  // regular file inside the bundle directory (a symlink may point within
+  // it), of bounded size. Errors never quote the file, whose content may be
+  // something the link pointed at.
+  auto unfit = [&](const std::string &why) {
+    return Status::error(ErrorCode::BadKernelBundle,
+                         "kernel bundle file '" + path + "' " + why);
+  };
+  auto cannotOpen = [&](int error) {
     return Status::error(ErrorCode::KernelNotFound,
-                         "cannot open '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  contents = buffer.str();
+                         "cannot open '" + path + "': " + std::strerror(error));
+  };
+  // PTX of the largest kernels is a few MiB; .meta and index files are a few
+  // lines.
+  bool isPtx =
+      path.size() >= 4 && path.compare(path.size() - 4, 4, ".ptx") == 0;
+  const uint64_t limit = isPtx ? uint64_t(64) << 20 : uint64_t(64) << 10;
+
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  if (dir.empty())
+    dir = "/";
+  struct Freed {
+    void operator()(char *p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Freed> realDir(realpath(dir.c_str(), nullptr));
+  if (!realDir)
+    return cannotOpen(errno);
+  std::unique_ptr<char, Freed> realFile(realpath(path.c_str(), nullptr));
+  if (!realFile)
+    return cannotOpen(errno);
+  std::string inside = std::string(realDir.get());
+  if (inside.back() != '/')
+    inside += '/';
+  if (std::string(realFile.get()).compare(0, inside.size(), inside) != 0)
+    return unfit("resolves outside the bundle directory '" + dir +
+                 "' (a symbolic link may only point within it)");
+
+  // Looked at before it is opened (opening a device can act on it), and
+  // again through the descriptor, in case the file was swapped meanwhile.
+  auto notRegular = [&] {
+    return unfit("is not a regular file (a FIFO, device, socket or "
+                 "directory is never read)");
+  };
+  struct stat st;
+  if (::stat(realFile.get(), &st) != 0)
+    return cannotOpen(errno);
+  if (!S_ISREG(st.st_mode))
+    return notRegular();
+  // O_NOFOLLOW: the name was resolved above, so a link now is a swap.
+  // O_NONBLOCK: opening a FIFO swapped in must not wait for a writer.
+  int fd =
+      ::open(realFile.get(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ELOOP ? unfit("was replaced by a symbolic link")
+                          : cannotOpen(errno);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::fstat(fd, &st) != 0)
+    return cannotOpen(errno);
+  if (!S_ISREG(st.st_mode))
+    return notRegular();
+  auto tooLarge = [&] {
+    return unfit("is larger than " + std::to_string(limit) +
+                 " bytes, the most a " + (isPtx ? ".ptx" : ".meta or index") +
+                 " file may hold");
+  };
+  if (uint64_t(st.st_size) > limit)
+    return tooLarge();
+  // Read at most one byte past the limit: the file may grow meanwhile.
+  std::string data;
+  char chunk[65536];
+  for (;;) {
+    ssize_t got = ::read(fd, chunk, sizeof(chunk));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return cannotOpen(errno);
+    if (got == 0)
+      break;
+    data.append(chunk, size_t(got));
+    if (data.size() > limit)
+      return tooLarge();
+  }
+  contents = std::move(data);
   return Status::success();
 }
 
@@ -186,36 +327,68 @@ Status dgemm::runtime::loadKernelMeta(const std::string &dir,
   return parseKernelMeta(text, path, entry, meta);
 }
 
+Status dgemm::runtime::checkKernelSafety(const KernelMeta &meta,
+                                         const std::string &fileName,
+                                         bool allowUnsafe) {
+  if (meta.unsafe == 0 || allowUnsafe)
+    return Status::success();
+  bool several = (meta.unsafe & (meta.unsafe - 1)) != 0;
+  return bad(fileName, "kernel " + meta.entry + " was built with unsafe " +
+                           (several ? "options " : "option ") +
+                           heuristics::unsafeNames(meta.unsafe) +
+                           " (a race demonstration); refusing to load it: "
+                           "call dgemm_set_allow_unsafe_kernels(1) or set "
+                           "DGEMM_ALLOW_UNSAFE_KERNELS=1");
+}
+
+Status dgemm::runtime::checkMetaMatchesConfig(
+    const KernelMeta &meta, const heuristics::KernelConfig &config,
+    const std::string &fileName, bool allowUnsafe) {
+  if (Status s = checkKernelSafety(meta, fileName, allowUnsafe); !s.ok())
+    return s;
+  struct Pair {
+    const char *key;
+    std::string meta, config;
+  };
+  auto text = [](int value) { return std::to_string(value); };
+  auto unsafeText = [](unsigned unsafe) {
+    return unsafe ? heuristics::unsafeNames(unsafe) : std::string("none");
+  };
+  // The tiling keys, then what the configuration implies: its epilogue and
+  // unsafe options (named by the entry, so a mismatch is a renamed file),
+  // and the launch's block size and shared memory.
+  const Pair pairs[] = {
+      {"block_m", text(meta.blockM), text(config.blockM)},
+      {"block_n", text(meta.blockN), text(config.blockN)},
+      {"block_k", text(meta.blockK), text(config.blockK)},
+      {"stages", text(meta.stages), text(config.stages)},
+      {"desc_slots", text(meta.descSlots), text(config.descSlots)},
+      {"math_warpgroups", text(meta.mathWarpgroups),
+       text(config.mathWarpgroups)},
+      {"cluster_m", text(meta.clusterM), text(config.clusterM)},
+      {"cluster_n", text(meta.clusterN), text(config.clusterN)},
+      {"red_max_blocks", text(meta.redMaxBlocks), text(config.redMaxBlocks)},
+      {"epilogue", heuristics::epilogueName(meta.epilogue),
+       heuristics::epilogueName(config.epilogue)},
+      {"quad_b", text(meta.quadB), text(config.quadB)},
+      {"unsafe", unsafeText(meta.unsafe), unsafeText(config.unsafe)},
+      {"threads", text(meta.threads), text(config.threads())},
+      {"smem_bytes", text(meta.smemBytes), text(config.smemBytes())},
+  };
+  for (const Pair &p : pairs)
+    if (p.meta != p.config)
+      return bad(fileName, std::string("key '") + p.key + "' is " + p.meta +
+                               " but the selected configuration has " +
+                               p.config +
+                               " (bundle built from other heuristics?)");
+  return Status::success();
+}
+
 Status
 dgemm::runtime::checkMetaMatchesConfig(const KernelMeta &meta,
                                        const heuristics::KernelConfig &config,
                                        const std::string &fileName) {
-  struct Pair {
-    const char *key;
-    int meta, config;
-  };
-  const Pair pairs[] = {
-      {"block_m", meta.blockM, config.blockM},
-      {"block_n", meta.blockN, config.blockN},
-      {"block_k", meta.blockK, config.blockK},
-      {"stages", meta.stages, config.stages},
-      {"desc_slots", meta.descSlots, config.descSlots},
-      {"math_warpgroups", meta.mathWarpgroups, config.mathWarpgroups},
-      {"cluster_m", meta.clusterM, config.clusterM},
-      {"cluster_n", meta.clusterN, config.clusterN},
-      {"red_max_blocks", meta.redMaxBlocks, config.redMaxBlocks},
-      {"in_place_only", meta.inPlaceOnly, config.inPlaceOnly},
-      {"quad_b", meta.quadB, config.quadB},
-      {"park", meta.park, config.park},
-  };
-  for (const Pair &p : pairs)
-    if (p.meta != p.config)
-      return bad(fileName, std::string("key '") + p.key + "' is " +
-                               std::to_string(p.meta) +
-                               " but the selected configuration has " +
-                               std::to_string(p.config) +
-                               " (bundle built from other heuristics?)");
-  return Status::success();
+  return checkMetaMatchesConfig(meta, config, fileName, unsafeKernelsAllowed());
 }
 
 void dgemm::runtime::setKernelDir(const std::string &dir) {

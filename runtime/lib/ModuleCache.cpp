@@ -2,6 +2,8 @@
 
 #include "dgemm/Runtime/ModuleCache.h"
 
+#include "DriverExtras.h"
+
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -24,9 +26,13 @@ std::string cString(const std::string &buffer) {
 Status loadModule(const DriverApi &api, const std::string &path,
                   LoadedKernel &kernel) {
   std::string ptx;
+  // A file that is there but unfit (not a regular file, outside the bundle,
+  // too large) keeps readFile's BadKernelBundle.
   if (Status s = readFile(path, ptx); !s.ok())
-    return Status::error(ErrorCode::KernelNotFound,
-                         "kernel bundle file missing: " + s.message());
+    return s.code() == ErrorCode::KernelNotFound
+               ? Status::error(ErrorCode::KernelNotFound,
+                               "kernel bundle file missing: " + s.message())
+               : s;
   std::string infoLog(kJitLogBytes, '\0'), errorLog(kJitLogBytes, '\0');
   CUjit_option options[] = {
       CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
@@ -36,9 +42,9 @@ Status loadModule(const DriverApi &api, const std::string &path,
       CU_JIT_TARGET_FROM_CUCONTEXT,
       // ptxas's resource lines (registers, spills) in the info log.
       CU_JIT_LOG_VERBOSE};
-  void *values[] = {infoLog.data(), reinterpret_cast<void *>(kJitLogBytes),
+  void *values[] = {infoLog.data(),  reinterpret_cast<void *>(kJitLogBytes),
                     errorLog.data(), reinterpret_cast<void *>(kJitLogBytes),
-                    nullptr, reinterpret_cast<void *>(uintptr_t(1))};
+                    nullptr,         reinterpret_cast<void *>(uintptr_t(1))};
   CUresult result = api.cuModuleLoadDataEx(&kernel.module, ptx.c_str(),
                                            sizeof(options) / sizeof(options[0]),
                                            options, values);
@@ -105,10 +111,9 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
   };
   for (const auto &q : queries) {
     std::string what = std::string("cuFuncGetAttribute(") + q.name + ")";
-    if (Status s = checkCu(api,
-                           api.cuFuncGetAttribute(q.value, q.attribute,
-                                                  kernel.function),
-                           what.c_str());
+    if (Status s = checkCu(
+            api, api.cuFuncGetAttribute(q.value, q.attribute, kernel.function),
+            what.c_str());
         !s.ok())
       return s;
   }
@@ -155,17 +160,32 @@ Status dgemm::runtime::getKernel(const DriverApi &api, CUcontext context,
                                  const std::string &dir,
                                  const heuristics::KernelConfig &config,
                                  const LoadedKernel *&kernel) {
+  // A slot per (context, file), with its own mutex held while its kernel
+  // loads: a second thread asking for the same kernel waits for that load
+  // instead of compiling it again, while threads asking for other kernels
+  // (a JIT compile takes seconds) do not wait. Slots are never erased, so
+  // the pointers handed out stay valid for the process's life.
+  struct Slot {
+    std::mutex loading;
+    std::unique_ptr<LoadedKernel> kernel;
+  };
   static std::mutex mutex;
-  static std::map<std::pair<CUcontext, std::string>,
-                  std::unique_ptr<LoadedKernel>>
+  // By context id, not handle: a later context that reuses the handle must
+  // not be handed functions of a destroyed module.
+  static std::map<std::pair<uint64_t, std::string>, std::unique_ptr<Slot>>
       cache;
   std::string key = dir + "/" + config.entryName() + ".ptx";
-  // Held while loading: a second thread asking for the same kernel waits for
-  // the first load instead of compiling it again.
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find({context, key});
-  if (it != cache.end()) {
-    kernel = it->second.get();
+  Slot *slot = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<Slot> &entry = cache[{contextKey(api, context), key}];
+    if (!entry)
+      entry = std::make_unique<Slot>();
+    slot = entry.get();
+  }
+  std::lock_guard<std::mutex> lock(slot->loading);
+  if (slot->kernel) {
+    kernel = slot->kernel.get();
     return Status::success();
   }
   auto loaded = std::make_unique<LoadedKernel>();
@@ -173,9 +193,9 @@ Status dgemm::runtime::getKernel(const DriverApi &api, CUcontext context,
   if (!s.ok()) {
     if (loaded->module)
       api.cuModuleUnload(loaded->module);
-    return s; // Not cached: a fixed bundle is picked up by the next call.
+    return s; // Not kept: a fixed bundle is picked up by the next call.
   }
-  kernel = loaded.get();
-  cache.emplace(std::make_pair(context, key), std::move(loaded));
+  slot->kernel = std::move(loaded);
+  kernel = slot->kernel.get();
   return Status::success();
 }

@@ -7,13 +7,14 @@
 
 #include "dgemm/Runtime/Validation.h"
 
+#include "dgemm/Runtime/Overrides.h"
+
 #include <algorithm>
-#include <cstdlib>
-#include <string>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
-#include <optional>
+#include <memory>
+#include <string>
 
 using namespace dgemm::runtime;
 using dgemm::heuristics::KernelConfig;
@@ -24,19 +25,6 @@ constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
 // cuTensorMapEncodeTiled: every globalDim must be <= 2^32.
 constexpr int64_t kMaxTensorMapDim = int64_t(1) << 32;
 constexpr int64_t kBlockK = 128;
-
-/// The decimal integer that environment variable `name` holds as a whole, if
-/// it is set to one (experiment overrides ignore anything else).
-std::optional<long> envInteger(const char *name) {
-  const char *env = std::getenv(name);
-  if (!env || !*env)
-    return std::nullopt;
-  char *end = nullptr;
-  long value = std::strtol(env, &end, 10);
-  if (*end != '\0')
-    return std::nullopt;
-  return value;
-}
 
 Status invalid(const std::string &message) {
   return Status::error(ErrorCode::InvalidArgument, message);
@@ -76,7 +64,16 @@ Status checkExtent(int64_t value, const char *name, const char *scaleMap) {
   return Status::success();
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/// ceil(a / b) for a >= 0 and b > 0, without the overflow of a + b - 1.
+int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+/// a * b, or INT64_MAX where it does not fit (a, b >= 0).
+int64_t saturatingMul(int64_t a, int64_t b) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product))
+    return std::numeric_limits<int64_t>::max();
+  return product;
+}
 
 } // namespace
 
@@ -163,8 +160,7 @@ Status dgemm::runtime::checkWorkspaceSize(const KGroupedArgs &args,
                                           uint64_t requiredBytes) {
   if (args.workspace && args.workspaceBytes < requiredBytes)
     return invalid("argument 'workspace_bytes' must be >= " +
-                   std::to_string(requiredBytes) +
-                   " for this problem, got " +
+                   std::to_string(requiredBytes) + " for this problem, got " +
                    std::to_string(args.workspaceBytes));
   return Status::success();
 }
@@ -177,13 +173,17 @@ dgemm::runtime::makeProblem(int64_t m, int64_t n, int numGroups,
   problem.m = m;
   problem.n = n;
   problem.numGroups = numGroups;
-  problem.ks.assign(ksHost, ksHost + numGroups);
+  if (ksHost && numGroups > 0)
+    problem.ks.assign(ksHost, ksHost + numGroups);
   return problem;
 }
 
 int64_t dgemm::runtime::numOutputTiles(int64_t m, int64_t n, int64_t numGroups,
                                        const KernelConfig &config) {
-  return numGroups * ceilDiv(m, config.blockM) * ceilDiv(n, config.blockN);
+  if (m < 1 || n < 1 || numGroups < 1 || config.blockM < 1 || config.blockN < 1)
+    return 0;
+  return saturatingMul(saturatingMul(numGroups, ceilDiv(m, config.blockM)),
+                       ceilDiv(n, config.blockN));
 }
 
 int64_t dgemm::runtime::gridSizeFor(int64_t m, int64_t n, int64_t numGroups,
@@ -193,7 +193,8 @@ int64_t dgemm::runtime::gridSizeFor(int64_t m, int64_t n, int64_t numGroups,
   if (config.numSMs > 0)
     grid = std::min<int64_t>(grid, config.numSMs);
   // The launch needs whole clusters; CTAs beyond the tiles find no work.
-  int64_t cluster = int64_t(config.clusterM) * config.clusterN;
+  int64_t cluster =
+      std::max<int64_t>(1, int64_t(config.clusterM) * config.clusterN);
   return std::max(cluster, grid / cluster * cluster);
 }
 
@@ -202,142 +203,41 @@ uint64_t dgemm::runtime::workspaceBytesFor(int64_t gridX, int descSlots) {
   return uint64_t(gridX) * uint64_t(descSlots) * 2 * 128;
 }
 
+Status dgemm::runtime::chooseKGroupedConfig(int64_t m, int64_t n, int numGroups,
+                                            const int32_t *ksHost,
+                                            const heuristics::Target &target,
+                                            bool inPlace,
+                                            KernelConfig &config) {
+  std::shared_ptr<const EnvOverrides> env = envOverrides();
+  if (!env->error.empty())
+    return invalid(env->error);
+  heuristics::KGroupedProblem problem =
+      makeProblem(m, n, numGroups, ksHost, inPlace);
+  config = heuristics::selectKGroupedConfig(problem, target);
+  if (std::string why =
+          heuristics::applyOverrides(config, env->config, target, &problem);
+      !why.empty())
+    return invalid("DGEMM_* overrides: " + why);
+  return Status::success();
+}
+
 KernelConfig dgemm::runtime::chooseKGroupedConfig(
     int64_t m, int64_t n, int numGroups, const int32_t *ksHost,
     const heuristics::Target &target, bool inPlace) {
-  KernelConfig config = heuristics::selectKGroupedConfig(
-      makeProblem(m, n, numGroups, ksHost, inPlace), target);
-  // Decided again at the end, for the kernel the overrides leave.
-  config.quadB = 0;
-  // Experiment overrides: "1" or "2" replaces the field, anything else is
-  // ignored.
-  auto override12 = [](const char *name, int &field) {
-    if (const char *env = std::getenv(name))
-      if (std::string(env) == "1" || std::string(env) == "2")
-        field = env[0] - '0';
-  };
-  // The most stages that fit the kernel's shared memory (with its park).
-  auto mostStages = [&](const KernelConfig &c) {
-    return c.park ? heuristics::maxParkedStages(c.blockM, c.blockN, target)
-                  : heuristics::maxStages(c.blockM, c.blockN, target);
-  };
-  override12("DGEMM_DESC_SLOTS", config.descSlots);
-  override12("DGEMM_CLUSTER_M", config.clusterM);
-  // CTA pairs cannot park: the pair's in-place kernel.
-  heuristics::unparkIfUnfit(config, target);
-  // DGEMM_BLOCK_N: a tile width to use instead (with the most stages that
-  // fit); a width the heuristics would not accept is ignored.
-  if (const char *env = std::getenv("DGEMM_BLOCK_N")) {
-    KernelConfig forced = config;
-    forced.blockN = std::atoi(env);
-    if (forced.blockN > 0) {
-      heuristics::unparkIfUnfit(forced, target);
-      forced.stages = mostStages(forced);
-      if (heuristics::checkConfig(forced, target).empty())
-        config = forced;
-    }
+  KernelConfig config;
+  if (!chooseKGroupedConfig(m, n, numGroups, ksHost, target, inPlace, config)
+           .ok()) {
+    config = KernelConfig();
+    config.blockM = 0; // what checkConfig rejects first
   }
-  // DGEMM_BLOCK_M: a tile height to use instead (64, 128 or 192 rows, one
-  // math warpgroup per 64), with the most stages that fit; a height the
-  // heuristics would not accept with the chosen width is ignored.
-  if (std::optional<long> rows = envInteger("DGEMM_BLOCK_M");
-      rows && (*rows == 64 || *rows == 128 || *rows == 192)) {
-    KernelConfig forced = config;
-    forced.blockM = int(*rows);
-    forced.mathWarpgroups = forced.blockM / 64;
-    heuristics::unparkIfUnfit(forced, target);
-    forced.stages = mostStages(forced);
-    // Multicast pairs need an even m-block count, and none are built with
-    // three math warpgroups.
-    if (forced.clusterM == 2 &&
-        (forced.blockM == 192 ||
-         (m + forced.blockM - 1) / forced.blockM % 2 != 0))
-      forced.clusterM = 1;
-    if (heuristics::checkConfig(forced, target).empty())
-      config = forced;
-  }
-  // DGEMM_STAGES: fewer pipeline stages than fit (2 up to the most that
-  // fit); any other value is ignored.
-  auto overrideStages = [&] {
-    if (std::optional<long> stages = envInteger("DGEMM_STAGES");
-        stages && *stages >= 2 && *stages <= mostStages(config)) {
-      KernelConfig forced = config;
-      forced.stages = int(*stages);
-      if (heuristics::checkConfig(forced, target).empty())
-        config = forced;
-    }
-  };
-  overrideStages();
-  // Whether the tiles are parked follows the epilogue the overrides leave:
-  // only the in-place kernel parks them.
-  auto setPark = [&](int park) {
-    if (config.park == park)
-      return;
-    config.park = park;
-    config.stages = mostStages(config);
-    overrideStages();
-  };
-  if (std::optional<long> blocks = envInteger("DGEMM_RED_MAX_BLOCKS");
-      blocks && inPlace && *blocks >= 0 && *blocks <= (1 << 20)) {
-    KernelConfig forced = config;
-    forced.redMaxBlocks = int(*blocks);
-    forced.inPlaceOnly = 0;
-    forced.park = 0;
-    forced.stages = mostStages(forced);
-    if (heuristics::checkConfig(forced, target).empty()) {
-      config = forced;
-      overrideStages();
-    }
-  }
-  if (const char *env = std::getenv("DGEMM_IN_PLACE_ONLY"); env && inPlace) {
-    std::string value(env);
-    if (value == "0" || value == "1") {
-      config.inPlaceOnly = value == "1";
-      if (config.inPlaceOnly) {
-        config.redMaxBlocks = 0;
-        // The heuristics never pair the in-place kernel, so a bundle holds
-        // a paired one only when built with cluster-m=2: keep the pair only
-        // when DGEMM_CLUSTER_M=2 asked for it.
-        const char *pairs = std::getenv("DGEMM_CLUSTER_M");
-        if (config.clusterM == 2 && !(pairs && std::string(pairs) == "2")) {
-          config.clusterM = 1;
-          config.stages = mostStages(config);
-          overrideStages();
-        }
-      } else {
-        setPark(0);
-      }
-    }
-  }
-  // DGEMM_PARK: "0" keeps the math warpgroups' own epilogue; "1" parks the
-  // tiles of an in-place kernel that can (heuristics::parkFits with the
-  // most stages that fit), else it is ignored.
-  if (const char *env = std::getenv("DGEMM_PARK"); env && inPlace) {
-    std::string value(env);
-    if (value == "0") {
-      setPark(0);
-    } else if (value == "1" && !config.park) {
-      KernelConfig parked = config;
-      parked.park = 1;
-      parked.stages = mostStages(parked);
-      if (heuristics::parkFits(parked, target) &&
-          heuristics::checkConfig(parked, target).empty())
-        setPark(1);
-    }
-  }
-  // Quad-ordered B as the heuristics apply it, decided again for the kernel
-  // the overrides left; DGEMM_QUAD_B=0 keeps B's rows in order.
-  config.quadB = heuristics::quadBFits(config, n, target) ? 1 : 0;
-  if (const char *env = std::getenv("DGEMM_QUAD_B"); env && std::string(env) == "0")
-    config.quadB = 0;
   return config;
 }
 
 uint32_t dgemm::runtime::chooseRasterBand(int64_t m, int64_t n, int numGroups,
                                           const int32_t *ksHost) {
-  if (std::optional<long> band = envInteger("DGEMM_RASTER_BAND");
-      band && *band >= 0 && *band <= 65536)
-    return uint32_t(*band);
+  if (std::shared_ptr<const EnvOverrides> env = envOverrides();
+      env->error.empty() && env->rasterBand)
+    return *env->rasterBand;
   return uint32_t(
       heuristics::selectRasterBand(makeProblem(m, n, numGroups, ksHost)));
 }
@@ -348,8 +248,10 @@ dgemm::runtime::kGroupedWorkspaceBytesFor(int64_t m, int64_t n, int numGroups,
                                           const heuristics::Target &target) {
   if (m < 1 || n < 1 || numGroups < 1 || !ksHost || target.numSMs < 1)
     return 0;
-  KernelConfig config =
-      chooseKGroupedConfig(m, n, numGroups, ksHost, target);
+  KernelConfig config;
+  if (!chooseKGroupedConfig(m, n, numGroups, ksHost, target, false, config)
+           .ok())
+    return 0;
   return workspaceBytesFor(gridSizeFor(m, n, numGroups, config, target.numSMs),
                            config.descSlots);
 }

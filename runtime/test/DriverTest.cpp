@@ -57,10 +57,11 @@ TEST(DriverTest, LaunchWithoutDriverReportsIt) {
   // Valid-looking arguments: validation passes, then the driver is needed.
   std::vector<int32_t> ks = {128};
   char err[512] = "unchanged";
-  void *p = reinterpret_cast<void *>(0x100000);
+  // Apart: d may overlap no other buffer.
+  auto p = [](uintptr_t mib) { return reinterpret_cast<void *>(mib << 20); };
   int code = dgemm_k_grouped_fp8_gemm_nt_contiguous(
-      p, p, p, p, p, p, 128, 128, 1, ks.data(), reinterpret_cast<int32_t *>(p),
-      nullptr, 0, nullptr, err, sizeof(err));
+      p(1), p(2), p(3), p(4), p(5), p(5), 128, 128, 1, ks.data(),
+      reinterpret_cast<int32_t *>(p(6)), nullptr, 0, nullptr, err, sizeof(err));
   EXPECT_EQ(code, DGEMM_ERROR_NO_DRIVER);
   EXPECT_EQ(std::string(err), driver.message());
   EXPECT_THAT(err, HasSubstr("libcuda.so.1"));

@@ -192,8 +192,13 @@ std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
                                    bool inPlace) {
   // The configuration the runtime will launch (DGEMM_DESC_SLOTS included).
   heuristics::Target target = deviceTarget();
-  heuristics::KernelConfig config = runtime::chooseKGroupedConfig(
-      m, n, int(ks.size()), ks.data(), target, inPlace);
+  heuristics::KernelConfig config;
+  if (Status s = runtime::chooseKGroupedConfig(m, n, int(ks.size()), ks.data(),
+                                               target, inPlace, config);
+      !s.ok()) {
+    ADD_FAILURE() << "no configuration: " << s.message();
+    return "no configuration";
+  }
   preparedConfig_ = config;
 
   if (bundle == Bundle::Real) {

@@ -2,6 +2,9 @@
 
 #include "dgemm/Runtime/KernelBundle.h"
 
+#include "dgemm/Runtime/Overrides.h"
+#include "dgemm/Runtime/dgemm_runtime.h"
+
 #include "TestUtils.h"
 
 #include <gmock/gmock.h>
@@ -10,6 +13,8 @@
 #include <string>
 
 using namespace dgemm::runtime;
+using dgemm::heuristics::Epilogue;
+using dgemm::heuristics::Unsafe;
 using dgemm::test::ScopedEnv;
 using dgemm::test::TempDir;
 using ::testing::HasSubstr;
@@ -32,7 +37,12 @@ std::string goodMeta() {
          "threads=384\n"
          "cluster_m=1\n"
          "cluster_n=1\n"
-         "smem_bytes=205000          # dynamic shared memory\n";
+         "smem_bytes=204800          # dynamic shared memory\n"
+         "red_max_blocks=0\n"
+         "epilogue=register          # register, reduction, in_place, parked\n"
+         "quad_b=0\n"
+         "unsafe=none\n"
+         "heuristics_version=1\n";
 }
 
 /// goodMeta() with the line of `key` replaced by `line` (removed if empty).
@@ -48,7 +58,7 @@ Status parse(const std::string &text, KernelMeta &meta) {
   return parseKernelMeta(text, "bundle/x.meta", kEntry, meta);
 }
 
-/// A configuration with `meta`'s tiling keys and every optional key at its
+/// A configuration with `meta`'s tiling keys and every other field at its
 /// default.
 dgemm::heuristics::KernelConfig tilingOf(const KernelMeta &meta) {
   dgemm::heuristics::KernelConfig config;
@@ -90,21 +100,32 @@ TEST(KernelMetaTest, ParsesTheAbiExample) {
   EXPECT_EQ(meta.threads, 384);
   EXPECT_EQ(meta.clusterM, 1);
   EXPECT_EQ(meta.clusterN, 1);
-  EXPECT_EQ(meta.smemBytes, 205000);
+  EXPECT_EQ(meta.smemBytes, 204800);
+  EXPECT_EQ(meta.redMaxBlocks, 0);
+  EXPECT_EQ(meta.epilogue, Epilogue::Register);
+  EXPECT_EQ(meta.quadB, 0);
+  EXPECT_EQ(meta.unsafe, 0u);
+  EXPECT_EQ(meta.heuristicsVersion, dgemm::heuristics::kHeuristicsVersion);
 }
 
 TEST(KernelMetaTest, ParsesTheHeuristicsOwnMeta) {
-  dgemm::heuristics::KernelConfig config =
-      dgemm::heuristics::selectKGroupedConfig(
-          {2048, 2048, 4, {256, 128, 128, 256}, 0},
-          dgemm::heuristics::Target());
-  KernelMeta meta;
-  Status s =
-      parseKernelMeta(config.toMeta(), "gen.meta", config.entryName(), meta);
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "gen.meta").ok());
-  EXPECT_EQ(meta.threads, config.threads());
-  EXPECT_EQ(meta.smemBytes, config.smemBytes());
+  // Every candidate, and its race-demonstration variants (allowed here).
+  for (dgemm::heuristics::KernelConfig config :
+       dgemm::heuristics::candidateKGroupedConfigs(dgemm::heuristics::Target()))
+    for (unsigned unsafe : {0u, 1u, 2u, 3u}) {
+      config.unsafe = unsafe;
+      KernelMeta meta;
+      Status s = parseKernelMeta(config.toMeta(), "gen.meta",
+                                 config.entryName(), meta);
+      ASSERT_TRUE(s.ok()) << config.entryName() << ": " << s.message();
+      s = checkMetaMatchesConfig(meta, config, "gen.meta",
+                                 /*allowUnsafe=*/true);
+      EXPECT_TRUE(s.ok()) << config.entryName() << ": " << s.message();
+      EXPECT_EQ(meta.threads, config.threads());
+      EXPECT_EQ(meta.smemBytes, config.smemBytes());
+      EXPECT_EQ(meta.epilogue, config.epilogue);
+      EXPECT_EQ(meta.unsafe, unsafe);
+    }
 }
 
 TEST(KernelMetaTest, IgnoresBlankLinesCommentsAndUnknownKeys) {
@@ -122,7 +143,7 @@ TEST(KernelMetaTest, RejectsDuplicateKey) {
 }
 
 TEST(KernelMetaTest, RejectsLineWithoutEquals) {
-  expectBad(goodMeta() + "stages 4\n", "line 14", "expected key=value");
+  expectBad(goodMeta() + "stages 4\n", "line 19", "expected key=value");
 }
 
 TEST(KernelMetaTest, RejectsNonInteger) {
@@ -189,22 +210,187 @@ TEST(KernelMetaTest, MismatchWithConfigNamesTheKey) {
   config.stages = 6;
   EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
   // A kernel without the reduction epilogue is not the reducing one.
+  config.epilogue = Epilogue::Reduction;
   config.redMaxBlocks = 8;
   s = checkMetaMatchesConfig(meta, config, "x.meta");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("x.meta: key 'red_max_blocks' is 0"));
 }
 
-TEST(KernelMetaTest, RedMaxBlocksIsOptional) {
+TEST(KernelMetaTest, ThreadsAndSmemMustBeWhatTheConfigImplies) {
   KernelMeta meta;
   ASSERT_TRUE(parse(goodMeta(), meta).ok());
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
+  ASSERT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+  // An older compiler's 8 KiB of epilogue buffers, or a parked kernel's
+  // park under an unparked name: launching with them would misplace it.
+  ASSERT_TRUE(parse(withLine("smem_bytes", "smem_bytes=221184"), meta).ok());
+  Status s = checkMetaMatchesConfig(meta, config, "x.meta");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), ErrorCode::BadKernelBundle);
+  EXPECT_THAT(s.message(),
+              HasSubstr("x.meta: key 'smem_bytes' is 221184 but the selected "
+                        "configuration has 204800"));
+  ASSERT_TRUE(parse(withLine("threads", "threads=512"), meta).ok());
+  s = checkMetaMatchesConfig(meta, config, "x.meta");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(),
+              HasSubstr("x.meta: key 'threads' is 512 but the selected "
+                        "configuration has 384"));
+}
+
+TEST(KernelMetaTest, EpilogueIsRequiredAndMustMatch) {
+  for (Epilogue e : {Epilogue::Register, Epilogue::Reduction, Epilogue::InPlace,
+                     Epilogue::Parked}) {
+    KernelMeta meta;
+    std::string name = dgemm::heuristics::epilogueName(e);
+    ASSERT_TRUE(parse(withLine("epilogue", "epilogue=" + name), meta).ok());
+    EXPECT_EQ(meta.epilogue, e);
+  }
+  expectBad(withLine("epilogue", "epilogue=inplace"), "'epilogue'",
+            "must be register, reduction, in_place or parked, got 'inplace'");
+  expectBad(withLine("epilogue", "epilogue=2"), "'epilogue'", "got '2'");
+  // The in-place kernel is not the register one of the same tile.
+  KernelMeta meta;
+  ASSERT_TRUE(parse(withLine("epilogue", "epilogue=in_place"), meta).ok());
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
+  Status s = checkMetaMatchesConfig(meta, config, "x.meta");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(),
+              HasSubstr("x.meta: key 'epilogue' is in_place but the "
+                        "selected configuration has register"));
+  config.epilogue = Epilogue::InPlace;
+  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+}
+
+TEST(KernelMetaTest, OlderCompilersMetaIsRefusedWithTheCommandToRebuild) {
+  // What the compiler wrote before the epilogue key: in_place_only and
+  // park, neither epilogue, unsafe nor heuristics_version.
+  std::string old = goodMeta();
+  for (std::string key : {"epilogue=", "unsafe=", "heuristics_version="}) {
+    size_t begin = old.find(key);
+    old.erase(begin, old.find('\n', begin) - begin + 1);
+  }
+  const std::string rebuild =
+      "the bundle is from an older compiler and must be regenerated with "
+      "`dgemm-translate --dgemm-to-ptx examples/seed_wgrad.mlir "
+      "--bundle-dir=DIR --bundle-all-candidates`";
+  expectBad(old + "in_place_only=1\npark=1\n", "'epilogue' is missing",
+            "(it has the retired keys 'in_place_only'/'park'): " + rebuild);
+  expectBad(old + "in_place_only=0\n", "'epilogue' is missing", rebuild);
+  expectBad(old, "'epilogue' is missing", rebuild);
+  // With the epilogue but without the others: the same advice.
+  expectBad(old + "epilogue=register\n", "'unsafe' is missing", rebuild);
+  expectBad(old + "epilogue=register\nunsafe=none\n",
+            "'heuristics_version' is missing", rebuild);
+}
+
+TEST(KernelMetaTest, HeuristicsVersionMustBeThisRuntimes) {
+  expectBad(withLine("heuristics_version", "heuristics_version=2"),
+            "'heuristics_version'",
+            "must be 1 (this runtime's selection rules), got '2': the bundle "
+            "was built with other rules");
+  expectBad(withLine("heuristics_version", "heuristics_version=one"),
+            "'heuristics_version'", "got 'one'");
+  expectBad(withLine("heuristics_version", "heuristics_version=1x"),
+            "'heuristics_version'", "regenerate it with `dgemm-translate");
+}
+
+TEST(KernelMetaTest, UnsafeIsRequiredAndMustMatch) {
+  KernelMeta meta;
+  ASSERT_TRUE(
+      parse(withLine("unsafe", "unsafe=skip_descriptor_drain"), meta).ok());
+  EXPECT_EQ(meta.unsafe, unsigned(Unsafe::SkipDescriptorDrain));
+  ASSERT_TRUE(
+      parse(withLine("unsafe", "unsafe=skip_descriptor_drain,skip_proxy_fence"),
+            meta)
+          .ok());
+  EXPECT_EQ(meta.unsafe, 3u);
+  expectBad(withLine("unsafe", "unsafe="), "'unsafe'",
+            "must be none or a comma-separated list of skip_descriptor_drain "
+            "and skip_proxy_fence, got ''");
+  expectBad(withLine("unsafe", "unsafe=skip_drain"), "'unsafe'",
+            "got 'skip_drain'");
+  // Allowed, it must still be the kernel the configuration names.
+  ASSERT_TRUE(parse(withLine("unsafe", "unsafe=skip_proxy_fence"), meta).ok());
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
+  Status s = checkMetaMatchesConfig(meta, config, "x.meta", true);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("key 'unsafe' is skip_proxy_fence but "
+                                     "the selected configuration has none"));
+  config.unsafe = unsigned(Unsafe::SkipProxyFence);
+  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta", true).ok());
+}
+
+TEST(KernelMetaTest, UnsafeKernelIsRefusedUnlessAllowed) {
+  KernelMeta meta;
+  ASSERT_TRUE(
+      parse(withLine("unsafe", "unsafe=skip_descriptor_drain"), meta).ok());
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
+  config.unsafe = meta.unsafe;
+  // Refused first, even by a configuration that asks for it.
+  Status s = checkMetaMatchesConfig(meta, config, "x.meta", false);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), ErrorCode::BadKernelBundle);
+  EXPECT_EQ(s.message(),
+            "x.meta: kernel dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2 was "
+            "built with unsafe option skip_descriptor_drain (a race "
+            "demonstration); refusing to load it: call "
+            "dgemm_set_allow_unsafe_kernels(1) or set "
+            "DGEMM_ALLOW_UNSAFE_KERNELS=1");
+  EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta", true).ok());
+  meta.unsafe = 3;
+  EXPECT_THAT(checkKernelSafety(meta, "x.meta", false).message(),
+              HasSubstr("unsafe options skip_descriptor_drain,"
+                        "skip_proxy_fence (a race demonstration)"));
+  meta.unsafe = 0;
+  EXPECT_TRUE(checkKernelSafety(meta, "x.meta", false).ok());
+}
+
+TEST(KernelMetaTest, UnsafeOptInFromTheEnvironmentAndTheCApi) {
+  KernelMeta meta;
+  ASSERT_TRUE(parse(withLine("unsafe", "unsafe=skip_proxy_fence"), meta).ok());
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
+  config.unsafe = meta.unsafe;
+  resetAllowUnsafeKernelsForTesting();
+  {
+    ScopedEnv unset("DGEMM_ALLOW_UNSAFE_KERNELS", std::nullopt);
+    EXPECT_FALSE(unsafeKernelsAllowed());
+    EXPECT_FALSE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+  }
+  {
+    ScopedEnv allow("DGEMM_ALLOW_UNSAFE_KERNELS", "1");
+    EXPECT_TRUE(unsafeKernelsAllowed());
+    EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+    // The C entry point, once called, decides.
+    EXPECT_EQ(dgemm_set_allow_unsafe_kernels(0), DGEMM_OK);
+    EXPECT_FALSE(unsafeKernelsAllowed());
+    EXPECT_FALSE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+  }
+  {
+    ScopedEnv malformed("DGEMM_ALLOW_UNSAFE_KERNELS", "yes");
+    resetAllowUnsafeKernelsForTesting();
+    EXPECT_FALSE(unsafeKernelsAllowed());
+    EXPECT_EQ(dgemm_set_allow_unsafe_kernels(1), DGEMM_OK);
+    EXPECT_TRUE(unsafeKernelsAllowed());
+    EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
+  }
+  EXPECT_EQ(dgemm_set_allow_unsafe_kernels(2), DGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(dgemm_set_allow_unsafe_kernels(-1), DGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(unsafeKernelsAllowed()); // unchanged by the refused calls
+  resetAllowUnsafeKernelsForTesting();
+}
+
+TEST(KernelMetaTest, RedMaxBlocksIsOptional) {
+  KernelMeta meta;
+  ASSERT_TRUE(parse(withLine("red_max_blocks", ""), meta).ok());
   EXPECT_EQ(meta.redMaxBlocks, 0);
-  ASSERT_TRUE(parse(goodMeta() + "red_max_blocks=8\n", meta).ok());
+  ASSERT_TRUE(parse(withLine("red_max_blocks", "red_max_blocks=8"), meta).ok());
   EXPECT_EQ(meta.redMaxBlocks, 8);
-  expectBad(goodMeta() + "red_max_blocks=-1\n", "'red_max_blocks'",
+  expectBad(withLine("red_max_blocks", "red_max_blocks=-1"), "'red_max_blocks'",
             "must be an integer in [0, 1048576]");
-  expectBad(goodMeta() + "red_max_blocks=eight\n", "'red_max_blocks'",
-            "must be an integer in [0, 1048576]");
+  expectBad(withLine("red_max_blocks", "red_max_blocks=eight"),
+            "'red_max_blocks'", "must be an integer in [0, 1048576]");
 }
 
 /// An optional 0/1 key of the .meta: absent means 0; 1 is read into
@@ -215,11 +401,11 @@ static void
 expectOptionalFlagKey(const std::string &key, int KernelMeta::*metaField,
                       int dgemm::heuristics::KernelConfig::*configField) {
   KernelMeta meta;
-  ASSERT_TRUE(parse(goodMeta(), meta).ok());
+  ASSERT_TRUE(parse(withLine(key, ""), meta).ok());
   EXPECT_EQ(meta.*metaField, 0);
-  ASSERT_TRUE(parse(goodMeta() + key + "=1\n", meta).ok());
+  ASSERT_TRUE(parse(withLine(key, key + "=1"), meta).ok());
   EXPECT_EQ(meta.*metaField, 1);
-  expectBad(goodMeta() + key + "=2\n", "'" + key + "'",
+  expectBad(withLine(key, key + "=2"), "'" + key + "'",
             "must be an integer in [0, 1]");
   dgemm::heuristics::KernelConfig config = tilingOf(meta);
   Status s = checkMetaMatchesConfig(meta, config, "x.meta");
@@ -229,24 +415,11 @@ expectOptionalFlagKey(const std::string &key, int KernelMeta::*metaField,
   EXPECT_TRUE(checkMetaMatchesConfig(meta, config, "x.meta").ok());
 }
 
-TEST(KernelMetaTest, InPlaceOnlyIsOptionalAndMustMatch) {
-  // The in-place kernel is not the ordinary one of the same tile.
-  expectOptionalFlagKey("in_place_only", &KernelMeta::inPlaceOnly,
-                        &dgemm::heuristics::KernelConfig::inPlaceOnly);
-}
-
 TEST(KernelMetaTest, QuadBIsOptionalAndMustMatch) {
   // The quad-ordered kernel needs a different map of B: it is not the
   // natural one of the same tile.
   expectOptionalFlagKey("quad_b", &KernelMeta::quadB,
                         &dgemm::heuristics::KernelConfig::quadB);
-}
-
-TEST(KernelMetaTest, ParkIsOptionalAndMustMatch) {
-  // A parked kernel runs another role in the producer warpgroup and needs
-  // more shared memory: it is not the kernel of the same tile without one.
-  expectOptionalFlagKey("park", &KernelMeta::park,
-                        &dgemm::heuristics::KernelConfig::park);
 }
 
 TEST(KernelBundleTest, LoadsMetaFromDirectory) {

@@ -3,6 +3,8 @@
 #ifndef DGEMM_RUNTIME_TEST_TESTUTILS_H
 #define DGEMM_RUNTIME_TEST_TESTUTILS_H
 
+#include "dgemm/Runtime/Overrides.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -52,6 +54,8 @@ private:
 };
 
 /// Sets (or with std::nullopt unsets) an environment variable for a scope.
+/// The runtime reads its DGEMM_* overrides once: they are parsed again on
+/// entry and exit.
 class ScopedEnv {
 public:
   ScopedEnv(const char *name, std::optional<std::string> value) : name_(name) {
@@ -61,12 +65,14 @@ public:
       setenv(name, value->c_str(), 1);
     else
       unsetenv(name);
+    dgemm::runtime::reloadEnvOverridesForTesting();
   }
   ~ScopedEnv() {
     if (old_)
       setenv(name_.c_str(), old_->c_str(), 1);
     else
       unsetenv(name_.c_str());
+    dgemm::runtime::reloadEnvOverridesForTesting();
   }
   ScopedEnv(const ScopedEnv &) = delete;
   ScopedEnv &operator=(const ScopedEnv &) = delete;

@@ -107,6 +107,23 @@ LogicalResult mlir::dgemm::compileToPTX(ModuleOp module, llvm::raw_ostream &os,
   return emitPTX(module, os, options);
 }
 
+/// The pipeline options that override a selected configuration.
+static heur::ConfigOverrides
+pipelineOverrides(const DGemmPipelineOptions &pipeline) {
+  heur::ConfigOverrides o;
+  if (pipeline.descSlots > 0)
+    o.descSlots = pipeline.descSlots;
+  if (pipeline.clusterM > 0)
+    o.clusterM = pipeline.clusterM;
+  if (pipeline.quadB >= 0)
+    o.quadB = pipeline.quadB;
+  o.unsafe = heur::parseUnsafe(pipeline.unsafe.empty()
+                                   ? std::string("none")
+                                   : std::string(pipeline.unsafe))
+                 .value_or(0);
+  return o;
+}
+
 LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
                                        bool allCandidates,
                                        const DGemmPipelineOptions &pipeline,
@@ -120,11 +137,9 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
   {
     PassManager pm(ctx);
     DGemmSelectConfigOptions select;
-    select.numSMs = pipeline.numSMs;
-    select.smemBytes = pipeline.smemBytes;
-    select.descSlots = pipeline.descSlots;
-    select.clusterM = pipeline.clusterM;
-    select.quadB = pipeline.quadB;
+#define DGEMM_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                \
+  select.FIELD = pipeline.FIELD;
+#include "dgemm/Pipelines/PipelineOptions.def"
     pm.addPass(createDGemmSelectConfig(select));
     if (failed(pm.run(module)))
       return failure();
@@ -141,22 +156,14 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     heur::Target target;
     target.numSMs = pipeline.numSMs;
     target.maxSmemPerBlock = pipeline.smemBytes;
+    heur::ConfigOverrides overrides = pipelineOverrides(pipeline);
     for (heur::KernelConfig c : heur::candidateKGroupedConfigs(target)) {
-      if (pipeline.descSlots > 0)
-        c.descSlots = pipeline.descSlots;
-      if (pipeline.clusterM > 0)
-        c.clusterM = pipeline.clusterM;
-      // quad-b=0 keeps every kernel's B in order, 1 quad-orders every one
-      // that can be; a kernel the overrides above leave unable to keep quad
-      // order falls back to its natural twin (duplicates are dropped).
-      if (pipeline.quadB >= 0)
-        c.quadB = pipeline.quadB;
-      if (c.quadB && !heur::checkConfig(c, target).empty())
-        c.quadB = 0;
-      // A parked kernel the overrides leave unable to park (a cluster) is
-      // its in-place twin's business.
-      if (c.park && !heur::checkConfig(c, target).empty())
-        continue;
+      // The overrides as the runtime applies them to what it selects; a
+      // candidate they turn into another one is dropped as a duplicate.
+      std::string error = heur::applyOverrides(c, overrides, target, nullptr);
+      if (!error.empty())
+        return module.emitError("bundle candidate ")
+               << c.entryName() << ": " << error;
       add(toConfigAttr(ctx, c));
     }
   }
@@ -212,50 +219,18 @@ llvm::cl::opt<bool> bundleAllCandidates(
     llvm::cl::desc("With --bundle-dir: include every configuration the "
                    "heuristics can choose"),
     llvm::cl::init(false));
-llvm::cl::opt<bool> unsafeSkipDrain(
-    "unsafe-skip-descriptor-drain",
-    llvm::cl::desc("TEST ONLY: generate kernels without the descriptor "
-                   "drain (DeepGEMM 2.6.1's race)"),
-    llvm::cl::init(false));
-llvm::cl::opt<bool> unsafeSkipProxyFence(
-    "unsafe-skip-proxy-fence",
-    llvm::cl::desc("TEST ONLY: generate kernels without the proxy fence "
-                   "before stage releases that follow ld.shared"),
-    llvm::cl::init(false));
-llvm::cl::opt<int> translateClusterM(
-    "cluster-m",
-    llvm::cl::desc("CTAs per cluster along M sharing the B tile by TMA "
-                   "multicast (0: the heuristic's choice)"),
-    llvm::cl::init(0));
-llvm::cl::opt<int> translateQuadB(
-    "quad-b",
-    llvm::cl::desc("Quad-ordered B (quad_b): -1 the heuristic's choice, 0 "
-                   "never, 1 wherever the kernel allows it"),
-    llvm::cl::init(-1));
-llvm::cl::opt<int> translateDescSlots(
-    "desc-slots",
-    llvm::cl::desc("Descriptor slots per operand (0: the heuristic's choice)"),
-    llvm::cl::init(0));
-llvm::cl::opt<bool> translateReleasePerThread(
-    "release-per-thread",
-    llvm::cl::desc("Every math thread arrives on empty barriers"),
-    llvm::cl::init(false));
-llvm::cl::opt<bool> translatePerChunkEpilogue(
-    "per-chunk-epilogue",
-    llvm::cl::desc("Per-chunk guarded epilogue (slower; for comparison)"),
-    llvm::cl::init(false));
-llvm::cl::opt<int> translateScaleRegisterBudget(
-    "scale-register-budget", llvm::cl::desc("See dgemm-lower-to-kernel"),
-    llvm::cl::init(202));
+// The pipeline's options as flags of their own (PipelineOptions.def), so
+// that `dgemm-translate --desc-slots=1` needs no --pipeline-options.
+#define DGEMM_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                \
+  llvm::cl::opt<TYPE> translate_##FIELD(FLAG, llvm::cl::desc(HELP),            \
+                                        llvm::cl::init(DEFAULT));
+#include "dgemm/Pipelines/PipelineOptions.def"
 llvm::cl::opt<std::string> pipelineOptions(
     "pipeline-options",
-    llvm::cl::desc("Any option of the dgemm-to-llvm pipeline, as dgemm-opt "
-                   "takes them (for example 'mma-slices=2 "
-                   "alternate-warpgroups=false'); overrides the flags above"),
+    llvm::cl::desc("Options of the dgemm-to-llvm pipeline, as dgemm-opt "
+                   "takes them (for example 'desc-slots=1 quad-b=0'); "
+                   "overrides the flags of the same names"),
     llvm::cl::init(""));
-llvm::cl::opt<int> translateNumSMs("num-sms",
-                                   llvm::cl::desc("Target SM count"),
-                                   llvm::cl::init(132));
 } // namespace
 
 void mlir::dgemm::registerPTXTranslation() {
@@ -266,15 +241,9 @@ void mlir::dgemm::registerPTXTranslation() {
         if (!module)
           return op->emitError("expected a builtin.module");
         DGemmPipelineOptions pipeline;
-        pipeline.numSMs = translateNumSMs;
-        pipeline.skipDescriptorDrain = unsafeSkipDrain;
-        pipeline.skipProxyFence = unsafeSkipProxyFence;
-        pipeline.descSlots = translateDescSlots;
-        pipeline.clusterM = translateClusterM;
-        pipeline.quadB = translateQuadB;
-        pipeline.releasePerThread = translateReleasePerThread;
-        pipeline.scaleRegisterBudget = translateScaleRegisterBudget;
-        pipeline.perChunkEpilogue = translatePerChunkEpilogue;
+#define DGEMM_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                \
+  pipeline.FIELD = translate_##FIELD;
+#include "dgemm/Pipelines/PipelineOptions.def"
         std::string error;
         llvm::raw_string_ostream errorStream(error);
         if (failed(pipeline.parseFromString(pipelineOptions, errorStream)))

@@ -1,10 +1,6 @@
 // Quad-ordered B is off here (quad-b=0): Target/PTX/seed-wgrad.test pins it.
 // RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
-// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=per-chunk-epilogue --canonicalize | FileCheck %s --check-prefix=PER-CHUNK
-// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync=release-per-thread --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=PER-THREAD --implicit-check-not=nvvm.bar.warp.sync
-// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel=mma-slices=2 --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SLICES
 // RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=2 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MC
-// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=8 red-vector-width=2" --canonicalize | FileCheck %s --check-prefix=REDMAX
 
 // With cluster_m = 2: every empty barrier counts the 8 warps of both CTAs;
 // the CTAs of a cluster sync after barrier initialization; a release arrives
@@ -27,11 +23,6 @@
 // CHECK-LABEL: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2(
 // CHECK-SAME: %{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
-// B tiles start after 6 stages of 16 KB A tiles (98304); with two column
-// slices, the second slice's B rows start 64 rows of 128 bytes further
-// (106496).
-// SLICES-DAG: %[[BSLICE1:.+]] = llvm.mlir.constant(106496 : i32)
-// SLICES-DAG: %[[BSLICE0:.+]] = llvm.mlir.constant(98304 : i32)
 
 // Barrier set-up, then the role split with register moves.
 // CHECK: nvvm.mbarrier.init
@@ -66,19 +57,6 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 
-// SLICES: nvvm.setmaxregister increase 232
-// SLICES: llvm.add %{{.+}}, %[[BSLICE0]] : i32
-// SLICES: nvvm.wgmma.fence.aligned
-// SLICES: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
-// SLICES-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
-// SLICES: nvvm.wgmma.commit.group.sync.aligned
-// SLICES: llvm.add %{{.+}}, %[[BSLICE1]] : i32
-// SLICES: nvvm.wgmma.fence.aligned
-// SLICES: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
-// SLICES-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
-// SLICES: nvvm.wgmma.commit.group.sync.aligned
-// SLICES: nvvm.wgmma.wait.group.sync.aligned 1
-// SLICES: nvvm.wgmma.wait.group.sync.aligned 0
 // The release: the proxy fence that orders the scales' ld.shared before the
 // producer's next TMA write, a warp-wide sync, then one arrive per warp.
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -136,42 +114,6 @@
 // CHECK-NEXT: }
 // CHECK: @p bar.sync 1, 256;
 
-// The per-chunk form: each chunk's load, add and store sit under its own
-// guard (only an empty tile's copy, before it, tests the whole tile).
-// PER-CHUNK-NOT: arith.cmpi ule
-// PER-CHUNK: scf.if
-// PER-CHUNK: llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>
-// PER-CHUNK: llvm.fadd
-// PER-CHUNK: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>{{$}}
-// PER-CHUNK-NEXT: }
-// PER-CHUNK-NEXT: arith.addi
-
-// With one arrival per thread there is no warp sync and no lane test.
-// PER-THREAD: nvvm.wgmma.wait.group.sync.aligned 0
-// PER-THREAD-NOT: scf.if
-// PER-THREAD: nvvm.mbarrier.arrive
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
-
-// red-epilogue with red-epilogue-max-blocks: the reductions run only when c
-// is d and the tile's block count (the block loop's bound) is 1 to 8: blocks
-// - 1 < 8 unsigned. A tile without blocks is handled before: in place it
-// touches nothing, with a separate c it copies c.
-// REDMAX-DAG: %[[ONE:.+]] = llvm.mlir.constant(1 : i32) : i32
-// REDMAX-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
-// REDMAX: %[[D:.+]] = llvm.ptrtoint %arg7 : !llvm.ptr<1> to i64
-// REDMAX-NEXT: %[[C:.+]] = llvm.ptrtoint %arg8 : !llvm.ptr<1> to i64
-// REDMAX-NEXT: %[[SAME:.+]] = llvm.icmp "eq" %[[C]], %[[D]] : i64
-// REDMAX-NEXT: %[[SEPARATE:.+]] = arith.xori %[[SAME]], %true : i1
-// REDMAX-NEXT: %[[EMPTY:.+]] = arith.cmpi eq, %[[BLOCKS:.+]], %{{.+}} : i32
-// REDMAX-NEXT: scf.if %[[EMPTY]] {
-// REDMAX-NEXT: scf.if %[[SEPARATE]] {
-// REDMAX-NOT: red.global.add
-// REDMAX: %[[LESS:.+]] = arith.subi %[[BLOCKS]], %[[ONE]] : i32
-// REDMAX-NEXT: %[[SHORT:.+]] = arith.cmpi ult, %[[LESS]], %[[EIGHT]] : i32
-// REDMAX-NEXT: %[[RED:.+]] = arith.andi %[[SAME]], %[[SHORT]] : i1
-// REDMAX-NEXT: scf.if %[[RED]] {
-// REDMAX: red.global.add.v2.f32
-// REDMAX: } else {
-// REDMAX: llvm.store
 

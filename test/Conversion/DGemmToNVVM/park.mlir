@@ -1,12 +1,11 @@
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
-// RUN: sed 's/, park = 1//' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=OFF
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=unsafe-skip-epilogue --canonicalize | FileCheck %s --check-prefix=SKIP
+// RUN: sed 's/epilogue = parked/epilogue = in_place/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=OFF
 // RUN: sed 's/block_n = 192/block_n = 128/; s/stages = 3/stages = 4/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=NARROW
 
-// park = 1: an in-place kernel whose whole tile fits after the pipeline (3
-// stages at 192 columns: 126976 bytes of stages, then 128 x 192 x 4 = 98304
-// bytes of park, then its two mbarriers) parks each tile's sums in shared
-// memory, and threads 32..127 of the producer warpgroup (the workers role)
+// epilogue = parked: an in-place kernel whose whole tile fits after the
+// pipeline (3 stages at 192 columns: 126976 bytes of stages, then
+// 128 x 192 x 4 = 98304 bytes of park, then its two mbarriers) parks each
+// tile's sums in shared memory, and threads 32..127 of the producer warpgroup (the workers role)
 // add them to d while the math warpgroups go on. The park's barriers are
 // dgemm-place-sync's dgemm.wait/arrive park_full and park_empty: park full
 // expects the 256 math threads, park empty the 96 workers.
@@ -73,7 +72,8 @@
 // NARROW: llvm.getelementptr %{{.+}}[201728]
 // NARROW-NEXT: nvvm.mbarrier.arrive
 
-// Without park, the same 3-stage kernel reduces from the math warps.
+// Without the park (epilogue = in_place), the same 3-stage kernel reduces
+// from the math warps.
 // OFF-NOT: 225280
 // OFF: wgmma.mma_async
 // OFF-COUNT-24: red.global.add.v4.f32
@@ -83,10 +83,5 @@ dgemm.gemm @wgrad k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     config <block_m = 128, block_n = 192, block_k = 128, stages = 3,
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132,
-            in_place_only = 1, park = 1>
+            epilogue = parked>
 
-// unsafe-skip-epilogue (timing only): the park's stores and the workers'
-// reductions sit behind the never-taken null-workspace test; the hand-over
-// stays, so neither role waits for ever.
-// SKIP-COUNT-2: arith.cmpi eq, %{{.+}}, %{{.+}} : i64
-// SKIP: llvm.return

@@ -1,28 +1,27 @@
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync "--convert-dgemm-to-nvvm=red-epilogue red-epilogue-max-blocks=3 red-vector-width=2" --canonicalize | FileCheck %s --check-prefix=OPTION --implicit-check-not=red.global.add.v4
+// RUN: sed 's/red_max_blocks = 8/red_max_blocks = 3/' %s | dgemm-opt --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=BOUND --implicit-check-not=red.global.add.v2
 // RUN: sed 's/cluster_m = 1/cluster_m = 2/' %s | dgemm-opt --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MCAST --implicit-check-not=red.global.add.v4
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=4 --canonicalize | FileCheck %s --check-prefix=WIDE --implicit-check-not=red.global.add.v2
-// RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=red-vector-width=3 2>&1 | FileCheck %s --check-prefix=BADWIDTH
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-vector-width=4 --canonicalize | FileCheck %s --check-prefix=EPIWIDE --implicit-check-not="!llvm.ptr<1> -> vector<2xf32>"
-// RUN: not dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm=epilogue-vector-width=8 2>&1 | FileCheck %s --check-prefix=BADEPI
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=WIDE --implicit-check-not=red.global.add.v2
 // An epilogue whose sums do not come from a block loop (here: the zero
 // vector) gives the reduction's bound no block count: an error, not a kernel
 // silently without the reduction.
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel=blocks-per-turn=1 --dgemm-place-sync | sed -E 's/dgemm.epilogue %%[0-9]+#1 /dgemm.epilogue %%cst /' | not dgemm-opt --convert-dgemm-to-nvvm 2>&1 | FileCheck %s --check-prefix=NOBLOCKS
 // NOBLOCKS: error: 'dgemm.epilogue' op the reduction epilogue's bound needs the tile's block count
 
-// A configuration with red_max_blocks = 8 (what the runtime's heuristics pick
-// for in-place calls with short groups) builds the reduction epilogue without
-// any pass option: its own entry name, and reductions for tiles of 1 to 8
-// blocks when c is d, the register path otherwise. Without B multicast the
-// reductions are 16 bytes wide by default (red-vector-width=0: 4 unless
-// cluster_m = 2).
+// A configuration with epilogue = reduction, red_max_blocks = 8 (what the
+// runtime's heuristics pick for in-place calls with short groups) builds the
+// reduction epilogue: its own entry name, and reductions for tiles of 1 to 8
+// blocks (the block loop's bound: blocks - 1 < 8 unsigned) when c is d
+// (argument 8 is c, argument 7 d), the register path otherwise. Without B
+// multicast the reductions are 16 bytes wide.
 // CHECK: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8(
 // CHECK-DAG: %[[ONE:.+]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG: %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
 // A tile without K blocks takes neither path: in place it touches nothing,
 // with a separate c it copies c (see dgemm-to-nvvm.mlir).
-// CHECK: %[[SAME:.+]] = llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
+// CHECK: %[[D:.+]] = llvm.ptrtoint %arg7 : !llvm.ptr<1> to i64
+// CHECK-NEXT: %[[C:.+]] = llvm.ptrtoint %arg8 : !llvm.ptr<1> to i64
+// CHECK-NEXT: %[[SAME:.+]] = llvm.icmp "eq" %[[C]], %[[D]] : i64
 // CHECK-NEXT: %[[SEPARATE:.+]] = arith.xori %[[SAME]], %true : i1
 // CHECK-NEXT: %[[EMPTY:.+]] = arith.cmpi eq, %[[BLOCKS:.+]], %{{.+}} : i32
 // CHECK-NEXT: scf.if %[[EMPTY]] {
@@ -37,19 +36,21 @@
 // CHECK: llvm.load
 // CHECK: llvm.fadd
 
-// With B multicast (cluster_m = 2) the default stays 8 bytes wide.
+// With B multicast (cluster_m = 2) the reductions are 8 bytes wide.
 // MCAST: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_red8(
 // MCAST: red.global.add.v2.f32
 
-// The red-epilogue option, when given, sets the bound instead.
-// OPTION-DAG: %[[THREE:.+]] = llvm.mlir.constant(3 : i32) : i32
-// OPTION: llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
-// OPTION: %[[LESS:.+]] = arith.subi
-// OPTION-NEXT: arith.cmpi ult, %[[LESS]], %[[THREE]] : i32
-// OPTION: red.global.add.v2.f32
-// red-vector-width=4: per 8-column group, each lane swaps two elements with
-// its quad neighbour (lane ^ 1) and issues one 16-byte reduction; an odd lane
-// takes row r + 8 and starts two columns to the left.
+// The configuration's red_max_blocks is the bound (and part of the name).
+// BOUND: llvm.func @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red3(
+// BOUND-DAG: %[[THREE:.+]] = llvm.mlir.constant(3 : i32) : i32
+// BOUND: llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
+// BOUND: %[[LESS:.+]] = arith.subi
+// BOUND-NEXT: arith.cmpi ult, %[[LESS]], %[[THREE]] : i32
+// BOUND: red.global.add.v4.f32
+
+// The 16-byte reductions: per 8-column group, each lane swaps two elements
+// with its quad neighbour (lane ^ 1) and issues one 16-byte reduction; an odd
+// lane takes row r + 8 and starts two columns to the left.
 // WIDE: llvm.icmp "eq" %{{.+}}, %{{.+}} : i64
 // WIDE: %[[BIT:.+]] = arith.andi %{{.+}}, %{{.+}} : i32
 // WIDE-NEXT: %[[ODD:.+]] = arith.cmpi ne, %[[BIT]], %{{.+}} : i32
@@ -60,22 +61,9 @@
 // WIDE-NEXT: llvm.extractelement %[[KEEP]]
 // WIDE: nvvm.shfl.sync  bfly
 // WIDE: red.global.add.v4.f32 [$0], {$1, $2, $3, $4};
-// BADWIDTH: red-vector-width must be 0 (by cluster), 2 or 4, got 3
-
-// epilogue-vector-width=4: the register path (c loaded into the SM) reads c
-// 16 bytes at a time, all 16 loads of the 128-wide tile first, then per
-// 8-column group the quad-pair swap of the sums, the add and a 16-byte store.
-// EPIWIDE: } else {
-// EPIWIDE: scf.if
-// EPIWIDE-COUNT-16: llvm.load {{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// EPIWIDE: nvvm.shfl.sync  bfly
-// EPIWIDE: nvvm.shfl.sync  bfly
-// EPIWIDE: %[[S:.+]] = llvm.fadd %{{.+}}, %{{.+}} : vector<4xf32>
-// EPIWIDE-NEXT: llvm.store %[[S]], %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
-// BADEPI: epilogue-vector-width must be 2 or 4, got 8
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
     config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132,
-            red_max_blocks = 8>
+            epilogue = reduction, red_max_blocks = 8>

@@ -120,8 +120,54 @@ dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3
 
 // -----
 
-// expected-error @+1 {{invalid config: red_max_blocks must be in [0, 1048576] (0: no reduction epilogue), got -1}}
-dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, red_max_blocks = -1>
+// A field outside the heuristics library's 32-bit range is rejected before
+// its rules are applied (a truncated value could pass them).
+// expected-error @+1 {{invalid config: red_max_blocks must be in [0, 2^31), got -1}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = reduction, red_max_blocks = -1>
+
+// -----
+
+// expected-error @+1 {{invalid config: stages must be in [0, 2^31), got 4294967300}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4294967300, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// -----
+
+// expected-error @+1 {{invalid config: red_max_blocks must be in [0, 1048576] (0: no reduction epilogue), got 2000000}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = reduction, red_max_blocks = 2000000>
+
+// -----
+
+// The epilogue and its bound: red_max_blocks belongs to the reduction
+// epilogue alone, which needs one.
+// expected-error @+1 {{invalid config: red_max_blocks must be > 0 with epilogue = reduction}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = reduction>
+
+// -----
+
+// expected-error @+1 {{invalid config: red_max_blocks must be 0 with epilogue = register (only the reduction epilogue has a bound), got 8}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, red_max_blocks = 8>
+
+// -----
+
+// expected-error @+1 {{invalid config: red_max_blocks must be 0 with epilogue = in_place (only the reduction epilogue has a bound), got 8}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = in_place, red_max_blocks = 8>
+
+// -----
+
+// expected-error @+1 {{invalid config: quad_b must be 0 with epilogue = in_place}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = in_place, quad_b = 1>
+
+// -----
+
+// expected-error @below {{expected one of [register, reduction, in_place, parked] for How a kernel's tiles reach d, got: fused}}
+// expected-error @below {{failed to parse DGemm_ConfigAttr parameter 'epilogue'}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = fused>
+
+// -----
+
+// expected-error @below {{expected one of [none, skip_descriptor_drain, skip_proxy_fence] for Race demonstrations built into a kernel (test only), got: skip_everything}}
+// expected-error @below {{failed to parse DGemm_ConfigAttr parameter 'unsafe'}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, unsafe = skip_everything>
 
 // -----
 
@@ -380,8 +426,8 @@ dgemm.kernel @k config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
 
 // -----
 
-// Parked tiles (park = 1): the ops, the workers role and the config's rules.
-dgemm.kernel @no_park config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1> {
+// Parked tiles (epilogue = parked): the ops, the workers role and the config's rules.
+dgemm.kernel @no_park config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = in_place> {
 ^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
   %c0 = arith.constant 0 : i32
   dgemm.warp_specialize producer(regs = 40) {
@@ -389,14 +435,14 @@ dgemm.kernel @no_park config <block_m = 128, block_n = 128, block_k = 128, stage
   } math(regs = 232) {
     %z = arith.constant dense<0.0> : vector<64xf32>
     %s, %p = dgemm.stage %c0 of 1
-    // expected-error @+1 {{'dgemm.park.store' op needs a kernel whose config has park = 1}}
+    // expected-error @+1 {{'dgemm.park.store' op needs a kernel whose config has}}
     dgemm.park.store %z slot(%s) group(%c0) tile(%c0, %c0) : vector<64xf32>
   }
 }
 
 // -----
 
-dgemm.kernel @reduce_in_math config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+dgemm.kernel @reduce_in_math config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked> {
 ^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
   %c0 = arith.constant 0 : i32
   dgemm.warp_specialize producer(regs = 40) {
@@ -410,7 +456,7 @@ dgemm.kernel @reduce_in_math config <block_m = 128, block_n = 128, block_k = 128
 
 // -----
 
-dgemm.kernel @two_slots config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+dgemm.kernel @two_slots config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked> {
 ^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
   %c0 = arith.constant 0 : i32
   dgemm.warp_specialize producer(regs = 40) {
@@ -426,7 +472,7 @@ dgemm.kernel @two_slots config <block_m = 128, block_n = 128, block_k = 128, sta
 
 // -----
 
-dgemm.kernel @narrow_sums config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+dgemm.kernel @narrow_sums config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked> {
 ^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
   %c0 = arith.constant 0 : i32
   dgemm.warp_specialize producer(regs = 40) {
@@ -441,7 +487,7 @@ dgemm.kernel @narrow_sums config <block_m = 128, block_n = 128, block_k = 128, s
 
 // -----
 
-dgemm.kernel @no_worker_threads config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+dgemm.kernel @no_worker_threads config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked> {
 ^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
   %c0 = arith.constant 0 : i32
   // expected-error @+1 {{'dgemm.warp_specialize' op a 'workers' region needs 'worker_threads' in [1, 96] (threads 32 to 127 of the producer warpgroup)}}
@@ -456,10 +502,15 @@ dgemm.kernel @no_worker_threads config <block_m = 128, block_n = 128, block_k = 
 
 // -----
 
-// expected-error @+1 {{invalid config: in_place_only must be 1 with park = 1 (the workers add every tile to d), got 0}}
-dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, park = 1>
+// expected-error @+1 {{invalid config: cluster_m must be 1 with epilogue = parked (no multicast), got 2}}
+dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 2, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked>
+
+// -----
+
+// expected-error @+1 {{invalid config: quad_b must be 0 with epilogue = parked}}
+dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked, quad_b = 1>
 
 // -----
 
 // expected-error @+1 {{invalid config: smem_bytes must be <= the target's max dynamic shared memory per block 232448, got 236576}}
-dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1>
+dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked>

@@ -1,18 +1,12 @@
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=scale-register-budget=0 | FileCheck %s --check-prefix=LATE --implicit-check-not=dgemm.load_scales
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel=blocks-per-turn=1 --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm --implicit-check-not=dgemm.prefetch_c
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize | FileCheck %s --implicit-check-not=dgemm.wait --implicit-check-not=dgemm.arrive --implicit-check-not=dgemm.mma.wait --implicit-check-not=dgemm.desc.drain --implicit-check-not=dgemm.desc.publish --implicit-check-not=dgemm.gemm --implicit-check-not=dgemm.prefetch_c
 // RUN: dgemm-opt %s --dgemm-select-config=cluster-m=2 --dgemm-lower-to-kernel | FileCheck %s --check-prefix=MC
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=mma-slices=2 alternate-warpgroups=false blocks-per-turn=1" --canonicalize | FileCheck %s --check-prefix=SLICES --implicit-check-not=dgemm.turn
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=scales-before-mma=false alternate-warpgroups=false blocks-per-turn=1" --canonicalize | FileCheck %s --check-prefix=OLD --implicit-check-not=dgemm.turn
-// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 "--dgemm-lower-to-kernel=prefetch-next-c" --canonicalize | FileCheck %s --check-prefix=BAND
+// RUN: dgemm-opt %s --dgemm-select-config=cluster-m=1 --dgemm-lower-to-kernel --canonicalize | FileCheck %s --check-prefix=BAND
 
 // The raster band is the kernel's last argument (%arg14, in m-blocks): per
 // tile it is read through an opaque mov (so nothing derived from it is
 // hoisted out of the tile loop) and clamped to [1, mBlocks]; unit r of a
 // group lies in band r / (band * nBlocks), the band's height is
 // min(band, mBlocks - start) and the m-block varies fastest inside it.
-// prefetch-next-c: at the start of each tile the math role prefetches the c
-// tile of its next tile (t + gridDim.x), decomposed the same way, if there
-// is one.
 // BAND: %[[MB:.+]] = arith.divui %{{.+}}, %c128_i32 : i32
 // BAND: %[[PER:.+]] = arith.muli %[[MB]], %[[NB:.+]] : i32
 // BAND: %[[TOT:.+]] = arith.muli %[[PER]], %arg13 : i32
@@ -31,13 +25,6 @@
 // BAND-NEXT: %[[MOFF:.+]] = arith.remui %[[IN]], %[[ROWS]] : i32
 // BAND-NEXT: arith.addi %[[START]], %[[MOFF]] : i32
 // BAND-NEXT: arith.divui %[[IN]], %[[ROWS]] : i32
-// BAND: math(regs = 232)
-// BAND: scf.for %[[MT:.+]] = %{{.+}} to %[[TOT]] step %[[STEP:[^ ]+]]
-// BAND: %[[NEXT:.+]] = arith.addi %[[MT]], %[[STEP]] : i32
-// BAND: arith.divui %[[NEXT]], %[[PER]] : i32
-// BAND: arith.minui
-// BAND: %[[HAS:.+]] = arith.cmpi slt, %[[NEXT]], %[[TOT]] : i32
-// BAND-NEXT: dgemm.prefetch_c group(%{{.+}}) tile(%{{.+}}, %{{.+}}) if(%[[HAS]])
 
 // With cluster_m = 2 each CTA of a pair loads its own A tile and half of the
 // shared B tile, which it multicasts to both CTAs.
@@ -48,9 +35,9 @@
 // MC-NEXT: dgemm.tma.load sfb
 
 // The kernel builder emits only operations that declare their effects: no
-// barrier, wait or fence appears before dgemm-place-sync. The description is
-// replaced by its kernel; both descriptions share one configuration and so
-// one kernel (M, N, G and K are launch arguments).
+// barrier, wait or fence appears before dgemm-place-sync. Each description is
+// replaced by the kernel of its configuration (M, N, G and K are launch
+// arguments).
 
 // CHECK-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2
 // CHECK-SAME: config <block_m = 128, block_n = 128
@@ -73,50 +60,54 @@
 // CHECK-NEXT: dgemm.tma.load sfb stage
 
 // Math: WGMMA block products promoted into an FP32 sum, then the epilogue.
-// The scales the promotion holds in registers are read before the WGMMAs are
-// issued. The two math warpgroups take turns issuing WGMMA: each waits for
-// its turn, issues, and hands the turn over once its WGMMAs are complete
-// (dgemm.turn pass reads the accumulator), so one's WGMMAs run while the
-// other promotes.
+// The two math warpgroups take turns issuing WGMMA: each waits for its turn,
+// issues, and hands the turn over once its first block's WGMMAs are complete
+// (dgemm.turn pass reads that accumulator), so one's WGMMAs run while the
+// other promotes. Where two fragments fit the registers (block_n <= 128), a
+// turn issues the WGMMAs of two blocks, promoted with the scales read from
+// the stage; an odd last block goes through a one-block loop, whose scales
+// the promotion holds in registers, read before the WGMMAs are issued.
 // CHECK: math(regs = 232)
 // CHECK: dgemm.turn start
 // CHECK-NEXT: scf.for
-// CHECK: %[[S:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
+// CHECK: %[[BLOCKS:.+]] = arith.divui %{{.+}}, %c128_i32 : i32
+// CHECK-NEXT: %[[PAIRS:.+]] = arith.divui %[[BLOCKS]], %c2_i32 : i32
+// CHECK-NEXT: scf.for %{{.+}} = %c0_i32 to %[[PAIRS]] step %c1_i32 iter_args(%[[IT:[^ ]+]] = %{{[^ ]+}}, %[[SUM:[^ ]+]] = %{{[^ ]+}}) -> (i32, vector<64xf32>)
+// CHECK-NEXT: %[[S0:.+]], %{{.+}} = dgemm.stage %[[IT]] of 6
+// CHECK-NEXT: %[[IT1:.+]] = arith.addi %[[IT]], %c1_i32 : i32
+// CHECK-NEXT: %[[S1:.+]], %{{.+}} = dgemm.stage %[[IT1]] of 6
+// CHECK-NEXT: dgemm.turn wait
+// CHECK-NEXT: %[[A0:.+]] = dgemm.mma stage(%[[S0]]) : vector<64xf32>
+// CHECK-NEXT: %[[A1:.+]] = dgemm.mma stage(%[[S1]]) : vector<64xf32>
+// CHECK-NEXT: dgemm.turn pass(%[[A0]] : vector<64xf32>)
+// CHECK: %[[P0:.+]] = dgemm.promote %[[A0]] into %[[SUM]] stage(%[[S0]]) : vector<64xf32>
+// CHECK-NEXT: dgemm.promote %[[A1]] into %[[P0]] stage(%[[S1]]) : vector<64xf32>
+// CHECK: } {dgemm.first_block = [2, 0]}
+// CHECK-NEXT: %[[DONE:.+]] = arith.muli %[[PAIRS]], %c2_i32 : i32
+// CHECK-NEXT: scf.for %{{.+}} = %[[DONE]] to %[[BLOCKS]] step %c1_i32
+// CHECK-NEXT: %[[S:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
 // CHECK-NEXT: %[[SC:.+]] = dgemm.load_scales stage(%[[S]]) : vector<34xf32>
 // CHECK-NEXT: dgemm.turn wait
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[S]]) : vector<64xf32>
 // CHECK-NEXT: dgemm.turn pass(%[[ACC]] : vector<64xf32>)
 // CHECK: dgemm.promote %[[ACC]] into %{{.+}} scales(%[[SC]] : vector<34xf32>) : vector<64xf32>
-// CHECK: dgemm.epilogue %{{.+}} group({{.+}}) tile({{.+}}) : vector<64xf32>{{$}}
+// CHECK: } {dgemm.first_block = [1, 0]}
+// CHECK-NEXT: dgemm.epilogue %{{.+}} group({{.+}}) tile({{.+}}) : vector<64xf32>{{$}}
 // CHECK: dgemm.turn finish
 
-// With no register budget for held scales, the promotion reads them from the
-// stage itself.
-// LATE: %[[LACC:.+]] = dgemm.mma stage(%[[LS:.+]]) : vector<64xf32>
-// LATE: dgemm.promote %[[LACC]] into %{{.+}} stage(%[[LS]]) : vector<64xf32>
-
-// mma-slices=2: the 128-column tile as two 64-column slices, each its own
-// WGMMA group with its own accumulator, scales and sum, so that
-// dgemm-place-sync can let the promotion of the first overlap the WGMMA of
-// the second (without alternating warpgroups, which would wait for both).
-// SLICES: math(regs = 232)
-// SLICES: %[[S2:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
-// SLICES-NEXT: %[[SC0:.+]] = dgemm.load_scales stage(%[[S2]]) : vector<18xf32>
-// SLICES-NEXT: %[[SC1:.+]] = dgemm.load_scales stage(%[[S2]]) cols(64) : vector<18xf32>
-// SLICES-NEXT: %[[ACC0:.+]] = dgemm.mma stage(%[[S2]]) : vector<32xf32>
-// SLICES-NEXT: %[[ACC1:.+]] = dgemm.mma stage(%[[S2]]) cols(64) : vector<32xf32>
-// SLICES: %[[P0:.+]] = dgemm.promote %[[ACC0]] into %{{.+}} scales(%[[SC0]] : vector<18xf32>) : vector<32xf32>
-// SLICES-NEXT: %[[P1:.+]] = dgemm.promote %[[ACC1]] into %{{.+}} scales(%[[SC1]] : vector<18xf32>) cols(64) : vector<32xf32>
-// SLICES-NEXT: scf.yield %{{.+}}, %[[P0]], %[[P1]]
-// SLICES: dgemm.epilogue %[[SUMS:.+]]#1, %[[SUMS]]#2 group({{.+}}) tile({{.+}}) : vector<32xf32>, vector<32xf32>
-
-// The earlier form: scales read after the WGMMAs are issued, warpgroups not
-// alternating.
-// OLD: math(regs = 232)
-// OLD: %[[OS:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
-// OLD-NEXT: %[[OACC:.+]] = dgemm.mma stage(%[[OS]]) : vector<64xf32>
-// OLD-NEXT: %[[OSC:.+]] = dgemm.load_scales stage(%[[OS]]) : vector<34xf32>
-// OLD: dgemm.promote %[[OACC]] into %{{.+}} scales(%[[OSC]] : vector<34xf32>) : vector<64xf32>
+// A 160-column tile (the second description's) has no room for a second
+// fragment: one block per turn, its scales held in registers.
+// CHECK-LABEL: dgemm.kernel @dgemm_kgrouped_fp8_1d1d_bm128_bn160_s6_r2
+// CHECK: math(regs = 232)
+// CHECK-NOT: arith.divui %{{.+}}, %c2_i32
+// CHECK: %[[WS:.+]], %{{.+}} = dgemm.stage %{{.+}} of 6
+// CHECK-NEXT: %[[WSC:.+]] = dgemm.load_scales stage(%[[WS]]) : vector<42xf32>
+// CHECK-NEXT: dgemm.turn wait
+// CHECK-NEXT: %[[WACC:.+]] = dgemm.mma stage(%[[WS]]) : vector<80xf32>
+// CHECK-NEXT: dgemm.turn pass(%[[WACC]] : vector<80xf32>)
+// CHECK: dgemm.promote %[[WACC]] into %{{.+}} scales(%[[WSC]] : vector<42xf32>) : vector<80xf32>
+// CHECK: } {dgemm.first_block = [1, 0]}
+// CHECK-NEXT: dgemm.epilogue %{{.+}} : vector<80xf32>{{$}}
 dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
 dgemm.gemm @other k_grouped_contiguous nt m = 2048 n = 2048 k = ?

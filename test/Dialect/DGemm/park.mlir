@@ -1,14 +1,12 @@
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --canonicalize --dgemm-place-sync --dgemm-verify-sync | FileCheck %s
 // RUN: sed 's/block_n = 128/block_n = 192/; s/stages = 4/stages = 3/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=WIDE
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel=defer-epilogue --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=NODEFER
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel=overlap-promotion --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=NODEFER
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync | dgemm-opt --dgemm-verify-sync -o /dev/null
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --mlir-print-op-generic | dgemm-opt --dgemm-verify-sync -o /dev/null
-// RUN: sed 's/, park = 1//' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync | FileCheck %s --check-prefix=OFF
+// RUN: sed 's/epilogue = parked/epilogue = in_place/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync | FileCheck %s --check-prefix=OFF
 
-// A kernel that parks its tiles (park = 1): the math role ends each tile
-// with dgemm.park.store instead of dgemm.epilogue, and a workers role walks
-// the same tiles, taking each from the park with dgemm.park.reduce. The
+// A kernel that parks its tiles (epilogue = parked): the math role ends each
+// tile with dgemm.park.store instead of dgemm.epilogue, and a workers role
+// walks the same tiles, taking each from the park with dgemm.park.reduce. The
 // park is a ring of one slot whose phase alternates from tile to tile; the
 // math role's slot comes from the tile's position in its walk.
 // CHECK: dgemm.warp_specialize producer(regs = 40)
@@ -40,15 +38,8 @@
 // WIDE: dgemm.park.store %{{.+}} : vector<96xf32>
 // WIDE: park_empty_arrivals = 96 : i32, park_full_arrivals = 256 : i32, worker_threads = 96 : i32
 
-// The parked epilogue already overlaps the next tile: defer-epilogue leaves
-// it alone, and the promotion overlapped with the next block's WGMMAs
-// (overlap-promotion) parks its sums the same way.
-// NODEFER-NOT: dgemm.epilogue
-// NODEFER: dgemm.park.store
-// NODEFER-NOT: dgemm.epilogue
-// NODEFER: dgemm.park.reduce
-
-// Without park the math role ends each tile with its own epilogue.
+// The same kernel in place without the park (epilogue = in_place): the
+// math role ends each tile with its own epilogue.
 // OFF-NOT: park
 // OFF: dgemm.epilogue
 // OFF-NOT: workers
@@ -58,4 +49,4 @@ dgemm.gemm @wgrad k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132,
-            in_place_only = 1, park = 1>
+            epilogue = parked>

@@ -60,7 +60,7 @@ dgemm.kernel @carried_from_nothing config <block_m = 128, block_n = 128, block_k
 
 // A park that one role writes and no role reads: the writer would wait
 // forever for the slot to be emptied.
-dgemm.kernel @park_without_reader config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, in_place_only = 1, park = 1> {
+dgemm.kernel @park_without_reader config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked> {
 ^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
   %c0 = arith.constant 0 : i32
   dgemm.warp_specialize producer(regs = 40) {

@@ -31,12 +31,72 @@ dgemm.gemm @tuned k_grouped_contiguous nt m = 4096 n = 7168 k = ? groups = 4
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132>
 
-// red_max_blocks is optional (0 when absent, and then not printed).
+// The optional fields (epilogue, red_max_blocks, quad_b, unsafe) are
+// printed after num_sms, in that order, and only where they differ from
+// their defaults (register, 0, 0, none): an explicit default is elided.
+// CHECK-LABEL: dgemm.gemm @defaults
+// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>{{$}}
+dgemm.gemm @defaults k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132,
+            epilogue = register, red_max_blocks = 0, quad_b = 0, unsafe = none>
+
+// The reduction epilogue with its bound.
 // CHECK-LABEL: dgemm.gemm @reducing
-// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, red_max_blocks = 8>
+// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = reduction, red_max_blocks = 8>{{$}}
 dgemm.gemm @reducing k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
     : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
     config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
             desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
             swizzle_a = 128, swizzle_b = 128, num_sms = 132,
-            red_max_blocks = 8>
+            epilogue = reduction, red_max_blocks = 8>
+
+// Parameters may be given in any order; they print in the canonical one.
+// CHECK-LABEL: dgemm.gemm @reordered
+// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = reduction, red_max_blocks = 8, quad_b = 1>{{$}}
+dgemm.gemm @reordered k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <quad_b = 1, red_max_blocks = 8, epilogue = reduction,
+            block_m = 128, block_n = 128, block_k = 128, stages = 6,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132>
+
+// CHECK-LABEL: dgemm.gemm @in_place
+// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = in_place>{{$}}
+dgemm.gemm @in_place k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132,
+            epilogue = in_place>
+
+// CHECK-LABEL: dgemm.gemm @parked
+// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked>{{$}}
+dgemm.gemm @parked k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 128, block_k = 128, stages = 4,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132,
+            epilogue = parked>
+
+// The race demonstrations (test only), one or both (a set of both is a
+// quoted string, the flags in any order).
+// CHECK-LABEL: dgemm.gemm @no_drain
+// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, unsafe = skip_descriptor_drain>{{$}}
+dgemm.gemm @no_drain k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132,
+            unsafe = skip_descriptor_drain>
+
+// CHECK-LABEL: dgemm.gemm @no_drain_no_fence
+// CHECK-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, quad_b = 1, unsafe = "skip_descriptor_drain | skip_proxy_fence">{{$}}
+dgemm.gemm @no_drain_no_fence k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+    config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
+            desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1,
+            swizzle_a = 128, swizzle_b = 128, num_sms = 132,
+            unsafe = "skip_proxy_fence | skip_descriptor_drain", quad_b = 1>

@@ -26,7 +26,7 @@
 // RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=8192" | FileCheck %s --check-prefix=INLONG
 // Groups of 9-11 blocks (here 10) keep the register epilogue over the park,
 // on 128-column tiles (CTA pairs at N = 7168, none at N = 2048).
-// RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=1280" | FileCheck %s --check-prefix=INMID --implicit-check-not=in_place_only
+// RUN: dgemm-opt %s --dgemm-select-config="in-place expected-k=1280" | FileCheck %s --check-prefix=INMID --implicit-check-not=epilogue
 // INMID-LABEL: dgemm.gemm @g4_4096x7168
 // INMID-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
 // INMID-SAME: cluster_m = 2,
@@ -46,11 +46,11 @@
 // RUN: dgemm-opt %s --dgemm-select-config="expected-k=640" | FileCheck %s --check-prefix=H100SEP
 // H200MID-LABEL: dgemm.gemm @g4_4096x7168
 // H200MID-SAME: block_n = 128, block_k = 128, stages = 4,
-// H200MID-SAME: in_place_only = 1, park = 1>
+// H200MID-SAME: epilogue = parked>
 // H200RED-LABEL: dgemm.gemm @g4_4096x7168
 // H200RED-SAME: block_n = 128, block_k = 128, stages = 6,
 // H200RED-SAME: cluster_m = 2,
-// H200RED-SAME: red_max_blocks = 8, quad_b = 1>
+// H200RED-SAME: epilogue = reduction, red_max_blocks = 8, quad_b = 1>
 // H200SEP-LABEL: dgemm.gemm @g4_4096x7168
 // H200SEP-SAME: block_n = 128,
 // H100SEP-LABEL: dgemm.gemm @g4_4096x7168
@@ -61,7 +61,7 @@
 // INREG-SAME: num_sms = 132, quad_b = 1>
 // INPLACE-LABEL: dgemm.gemm @g4_4096x7168
 // INPLACE-SAME: config <block_m = 128, block_n = 128, block_k = 128, stages = 6,
-// INPLACE-SAME: num_sms = 132, red_max_blocks = 8, quad_b = 1>
+// INPLACE-SAME: num_sms = 132, epilogue = reduction, red_max_blocks = 8, quad_b = 1>
 // Short groups on the large shapes (mean K 2048 here, at most 48 blocks):
 // the in-place kernel that parks its tiles, at 128 columns with 4 stages;
 // with CTA pairs requested, the paired in-place kernel without the park.
@@ -70,14 +70,14 @@
 // INPARK-LABEL: dgemm.gemm @g4_4096x7168
 // INPARK-SAME: block_n = 128, block_k = 128, stages = 4,
 // INPARK-SAME: cluster_m = 1,
-// INPARK-SAME: in_place_only = 1, park = 1>
+// INPARK-SAME: epilogue = parked>
 // INPAIR-LABEL: dgemm.gemm @g4_4096x7168
 // INPAIR-SAME: block_n = 128, block_k = 128, stages = 6,
 // INPAIR-SAME: cluster_m = 2,
-// INPAIR-SAME: in_place_only = 1>
+// INPAIR-SAME: epilogue = in_place>
 // INLONG-LABEL: dgemm.gemm @g4_4096x7168
 // INLONG-SAME: cluster_m = 1,
-// INLONG-SAME: num_sms = 132, in_place_only = 1>
+// INLONG-SAME: num_sms = 132, epilogue = in_place>
 
 // G4-LABEL: dgemm.gemm @g4_4096x7168
 // G4-SAME: config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 2, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, quad_b = 1>

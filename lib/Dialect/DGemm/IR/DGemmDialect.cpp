@@ -2,6 +2,8 @@
 
 #include "dgemm/Dialect/DGemm/IR/DGemm.h"
 
+#include <limits>
+
 #include "dgemm/Heuristics/KernelConfig.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -54,46 +56,118 @@ StringRef mlir::dgemm::stringifyResourceKind(ResourceKind kind) {
 // ConfigAttr
 //===----------------------------------------------------------------------===//
 
-static heur::KernelConfig
-toHeuristicsConfig(int64_t blockM, int64_t blockN, int64_t blockK,
-                   int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
-                   int64_t clusterM, int64_t clusterN, int64_t swizzleA,
-                   int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks,
-                   int64_t inPlaceOnly, int64_t quadB, int64_t park) {
-  heur::KernelConfig c;
-  c.blockM = blockM;
-  c.blockN = blockN;
-  c.blockK = blockK;
-  c.stages = stages;
-  c.descSlots = descSlots;
-  c.mathWarpgroups = mathWarpgroups;
-  c.clusterM = clusterM;
-  c.clusterN = clusterN;
-  c.swizzleA = swizzleA;
-  c.swizzleB = swizzleB;
-  c.numSMs = numSMs;
-  c.redMaxBlocks = redMaxBlocks;
-  c.inPlaceOnly = inPlaceOnly;
-  c.quadB = quadB;
-  c.park = park;
-  return c;
+static heur::Epilogue toHeuristics(KernelEpilogue e) {
+  switch (e) {
+  case KernelEpilogue::Register:
+    return heur::Epilogue::Register;
+  case KernelEpilogue::Reduction:
+    return heur::Epilogue::Reduction;
+  case KernelEpilogue::InPlace:
+    return heur::Epilogue::InPlace;
+  case KernelEpilogue::Parked:
+    return heur::Epilogue::Parked;
+  }
+  llvm_unreachable("unknown epilogue");
+}
+
+static KernelEpilogue fromHeuristics(heur::Epilogue e) {
+  switch (e) {
+  case heur::Epilogue::Register:
+    return KernelEpilogue::Register;
+  case heur::Epilogue::Reduction:
+    return KernelEpilogue::Reduction;
+  case heur::Epilogue::InPlace:
+    return KernelEpilogue::InPlace;
+  case heur::Epilogue::Parked:
+    return KernelEpilogue::Parked;
+  }
+  llvm_unreachable("unknown epilogue");
+}
+
+static unsigned toHeuristics(UnsafeVariant u) {
+  unsigned bits = 0;
+  if (bitEnumContainsAll(u, UnsafeVariant::skip_descriptor_drain))
+    bits |= unsigned(heur::Unsafe::SkipDescriptorDrain);
+  if (bitEnumContainsAll(u, UnsafeVariant::skip_proxy_fence))
+    bits |= unsigned(heur::Unsafe::SkipProxyFence);
+  return bits;
+}
+
+static UnsafeVariant fromHeuristics(unsigned bits) {
+  UnsafeVariant u = UnsafeVariant::none;
+  if (bits & unsigned(heur::Unsafe::SkipDescriptorDrain))
+    u = u | UnsafeVariant::skip_descriptor_drain;
+  if (bits & unsigned(heur::Unsafe::SkipProxyFence))
+    u = u | UnsafeVariant::skip_proxy_fence;
+  return u;
+}
+
+namespace {
+/// The integer fields of a ConfigAttr, in parameter order.
+struct ConfigFields {
+  int64_t blockM, blockN, blockK, stages, descSlots, mathWarpgroups, clusterM,
+      clusterN, swizzleA, swizzleB, numSMs, redMaxBlocks, quadB;
+};
+} // namespace
+
+/// The heuristics' config of `f`, or the name of the first field that does
+/// not fit the library's 32-bit fields (it would be checked truncated).
+static std::string toHeuristicsConfig(const ConfigFields &f,
+                                      KernelEpilogue epilogue,
+                                      UnsafeVariant unsafe,
+                                      heur::KernelConfig &c) {
+  std::pair<const char *, int64_t> fields[] = {
+      {"block_m", f.blockM},     {"block_n", f.blockN},
+      {"block_k", f.blockK},     {"stages", f.stages},
+      {"desc_slots", f.descSlots}, {"math_warpgroups", f.mathWarpgroups},
+      {"cluster_m", f.clusterM}, {"cluster_n", f.clusterN},
+      {"swizzle_a", f.swizzleA}, {"swizzle_b", f.swizzleB},
+      {"num_sms", f.numSMs},     {"red_max_blocks", f.redMaxBlocks},
+      {"quad_b", f.quadB}};
+  for (auto [name, value] : fields)
+    if (value < 0 || value > std::numeric_limits<int32_t>::max())
+      return (llvm::Twine(name) + " must be in [0, 2^31), got " +
+              llvm::Twine(value))
+          .str();
+  c.blockM = f.blockM;
+  c.blockN = f.blockN;
+  c.blockK = f.blockK;
+  c.stages = f.stages;
+  c.descSlots = f.descSlots;
+  c.mathWarpgroups = f.mathWarpgroups;
+  c.clusterM = f.clusterM;
+  c.clusterN = f.clusterN;
+  c.swizzleA = f.swizzleA;
+  c.swizzleB = f.swizzleB;
+  c.numSMs = f.numSMs;
+  c.redMaxBlocks = f.redMaxBlocks;
+  c.quadB = f.quadB;
+  c.epilogue = toHeuristics(epilogue);
+  c.unsafe = toHeuristics(unsafe);
+  return "";
 }
 
 heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
-  return ::toHeuristicsConfig(
-      attr.getBlockM(), attr.getBlockN(), attr.getBlockK(), attr.getStages(),
-      attr.getDescSlots(), attr.getMathWarpgroups(), attr.getClusterM(),
-      attr.getClusterN(), attr.getSwizzleA(), attr.getSwizzleB(),
-      attr.getNumSms(), attr.getRedMaxBlocks(), attr.getInPlaceOnly(),
-      attr.getQuadB(), attr.getPark());
+  heur::KernelConfig c;
+  std::string bad = ::toHeuristicsConfig(
+      {attr.getBlockM(), attr.getBlockN(), attr.getBlockK(), attr.getStages(),
+       attr.getDescSlots(), attr.getMathWarpgroups(), attr.getClusterM(),
+       attr.getClusterN(), attr.getSwizzleA(), attr.getSwizzleB(),
+       attr.getNumSms(), attr.getRedMaxBlocks(), attr.getQuadB()},
+      attr.getEpilogue(), attr.getUnsafe(), c);
+  // The verifier rejected every config whose fields do not fit.
+  assert(bad.empty() && "ConfigAttr::verify admits only 32-bit fields");
+  (void)bad;
+  return c;
 }
 
 ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
                                      const heur::KernelConfig &c) {
   return ConfigAttr::get(ctx, c.blockM, c.blockN, c.blockK, c.stages,
                          c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
-                         c.swizzleA, c.swizzleB, c.numSMs, c.redMaxBlocks,
-                         c.inPlaceOnly, c.quadB, c.park);
+                         c.swizzleA, c.swizzleB, c.numSMs,
+                         fromHeuristics(c.epilogue), c.redMaxBlocks, c.quadB,
+                         fromHeuristics(c.unsafe));
 }
 
 LogicalResult
@@ -101,17 +175,17 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
-                   int64_t swizzleB, int64_t numSMs, int64_t redMaxBlocks,
-                   int64_t inPlaceOnly, int64_t quadB, int64_t park) {
+                   int64_t swizzleB, int64_t numSMs, KernelEpilogue epilogue,
+                   int64_t redMaxBlocks, int64_t quadB, UnsafeVariant unsafe) {
+  heur::KernelConfig config;
+  std::string problem = ::toHeuristicsConfig(
+      {blockM, blockN, blockK, stages, descSlots, mathWarpgroups, clusterM,
+       clusterN, swizzleA, swizzleB, numSMs, redMaxBlocks, quadB},
+      epilogue, unsafe, config);
   // The rules live in the heuristics library so that the runtime applies the
   // very same ones to configurations it is handed.
-  heur::Target target;
-  std::string problem = heur::checkConfig(
-      ::toHeuristicsConfig(blockM, blockN, blockK, stages, descSlots,
-                           mathWarpgroups, clusterM, clusterN, swizzleA,
-                           swizzleB, numSMs, redMaxBlocks, inPlaceOnly,
-                           quadB, park),
-      target);
+  if (problem.empty())
+    problem = heur::checkConfig(config, heur::Target());
   if (!problem.empty())
     return emitError() << "invalid config: " << problem;
   return success();

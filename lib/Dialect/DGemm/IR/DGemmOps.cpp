@@ -406,7 +406,7 @@ static Region *roleOf(Operation *op, WarpSpecializeOp &ws) {
 static LogicalResult verifyParkAccess(Operation *op, Value slot,
                                       bool inWorkers) {
   ConfigAttr config = getKernelConfig(op);
-  if (config && !config.getPark())
+  if (config && !config.isParked())
     return op->emitOpError("needs a kernel whose config has park = 1");
   WarpSpecializeOp ws;
   if (Region *role = roleOf(op, ws)) {

@@ -40,6 +40,14 @@ static TmaOperand operandOfSlot(ResourceKind kind) {
 }
 
 namespace {
+/// skip_descriptor_drain (a race demonstration) in the configuration of the
+/// kernel holding `op`.
+static bool skipDescriptorDrain(Operation &op) {
+  auto kernel = op.getParentOfType<KernelOp>();
+  return kernel &&
+         kernel.getConfig().hasUnsafe(UnsafeVariant::skip_descriptor_drain);
+}
+
 struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPass> {
   using Base::Base;
 
@@ -94,7 +102,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
           if (!update)
             return op.emitOpError("writes a descriptor slot but does not say "
                                   "which pipeline iteration first uses it");
-          if (!skipDescriptorDrain) {
+          if (!skipDescriptorDrain(op)) {
             b.create<DescDrainOp>(op.getLoc(), operandOfSlot(a.kind), a.index,
                                   update.getBeforeIteration());
             ++numDrains;
@@ -215,14 +223,6 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
           FailureOr<Value> phase = phaseOf(&op, a.index);
           if (failed(phase))
             return failure();
-          // wait-before-turn: wait for the data before waiting for the turn
-          // on the tensor cores, so that the turn's wait overlaps it (the
-          // turn orders no resource; waiting earlier is always safe).
-          if (waitBeforeTurn)
-            if (auto turn = dyn_cast_or_null<TurnOp>(op.getPrevNode()))
-              if (turn.getAction() == TurnAction::wait &&
-                  definedBefore(a.index, turn) && definedBefore(*phase, turn))
-                b.setInsertionPoint(turn);
           b.create<WaitOp>(op.getLoc(), BarrierKind::full, a.index, *phase);
           st.releaseAfter[a.index] = nullptr;
           ++numWaits;
@@ -498,7 +498,10 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](WarpSpecializeOp ws) {
-      fenceGenericReads = !skipProxyFence && refilledAsynchronously(ws);
+      ConfigAttr config = ws->getParentOfType<KernelOp>().getConfig();
+      fenceGenericReads =
+          !config.hasUnsafe(UnsafeVariant::skip_proxy_fence) &&
+          refilledAsynchronously(ws);
       if (failed(placeProducer(ws.getProducer().front())) ||
           failed(placeMath(ws.getMath().front(), MathState())) ||
           failed(placePark(ws)))
@@ -510,8 +513,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
       Builder b(ws.getContext());
       ws.setFullArrivalsAttr(b.getI32IntegerAttr(1));
       ws.setEmptyArrivalsAttr(b.getI32IntegerAttr(
-          (releasePerThread ? 128 : 4) *
-          kernel.getConfig().getMathWarpgroups()));
+          4 * kernel.getConfig().getMathWarpgroups()));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

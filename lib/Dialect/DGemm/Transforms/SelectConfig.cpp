@@ -18,11 +18,47 @@ struct SelectConfigPass
     : public mlir::dgemm::impl::DGemmSelectConfigBase<SelectConfigPass> {
   using Base::Base;
 
+  /// Out-of-range options are errors, not defaults.
+  LogicalResult checkOptions() {
+    auto bad = [&](StringRef flag, int64_t value, StringRef rule) {
+      return getOperation().emitError("dgemm-select-config: ")
+             << flag << " must be " << rule << ", got " << value;
+    };
+    if (numSMs < 1)
+      return bad("num-sms", numSMs, ">= 1");
+    if (smemBytes < 1)
+      return bad("smem-bytes", smemBytes, ">= 1");
+    if (memoryBandwidthGBps < 0)
+      return bad("memory-bandwidth-gbps", memoryBandwidthGBps,
+                 ">= 0 (0: unknown)");
+    if (expectedK < 0)
+      return bad("expected-k", expectedK, ">= 0 (0: the default)");
+    if (descSlots < 0 || descSlots > 8)
+      return bad("desc-slots", descSlots, "in [0, 8] (0: the heuristics')");
+    if (clusterM < 0 || clusterM > 2)
+      return bad("cluster-m", clusterM, "0 (the heuristics'), 1 or 2");
+    if (quadB < -1 || quadB > 1)
+      return bad("quad-b", quadB, "-1 (the heuristics'), 0 or 1");
+    return success();
+  }
+
   void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
     heur::Target target;
     target.numSMs = numSMs;
     target.maxSmemPerBlock = smemBytes;
     target.memoryBandwidthGBps = memoryBandwidthGBps;
+    std::optional<unsigned> parsedUnsafe =
+        heur::parseUnsafe(unsafe.empty() ? std::string("none") : unsafe);
+    if (!parsedUnsafe) {
+      getOperation().emitError("dgemm-select-config: unsafe must be none or a "
+                               "comma-separated list of "
+                               "skip_descriptor_drain, skip_proxy_fence; got '")
+          << unsafe << "'";
+      return signalPassFailure();
+    }
+    unsigned unsafeBits = *parsedUnsafe;
     WalkResult result = getOperation().walk([&](GemmOp gemm) {
       if (gemm.getConfigAttr())
         return WalkResult::advance();
@@ -41,22 +77,26 @@ struct SelectConfigPass
       problem.expectedKPerGroup = expectedK;
       problem.inPlace = inPlace;
       heur::KernelConfig config = heur::selectKGroupedConfig(problem, target);
+      // The overrides, applied as the runtime applies its own (one
+      // function in the heuristics library).
+      heur::ConfigOverrides overrides;
       if (descSlots > 0)
-        config.descSlots = descSlots;
+        overrides.descSlots = descSlots;
       if (clusterM > 0)
-        config.clusterM = clusterM;
-      // CTA pairs cannot park their tiles: the pair's in-place kernel, as
-      // the runtime's DGEMM_CLUSTER_M override gives.
-      heur::unparkIfUnfit(config, target);
-      config.quadB = quadB < 0 ? heur::quadBFits(config, problem.n, target)
-                               : quadB;
-      // The rank-5 map of B has whole 16-row groups (a dynamic N is
-      // checked by the runtime at launch).
-      if (config.quadB && !ShapedType::isDynamic(gemm.getN()) &&
-          gemm.getN() % 16 != 0) {
-        gemm.emitOpError("dgemm-select-config: quad-b=1 needs N to be a "
-                         "multiple of 16, got ")
-            << gemm.getN();
+        overrides.clusterM = clusterM;
+      if (quadB >= 0)
+        overrides.quadB = quadB;
+      overrides.unsafe = unsafeBits;
+      std::string overrideError =
+          heur::applyOverrides(config, overrides, target, &problem);
+      if (!overrideError.empty()) {
+        gemm.emitOpError("dgemm-select-config: ") << overrideError;
+        return WalkResult::interrupt();
+      }
+      if (quadB == 1 && !config.quadB) {
+        gemm.emitOpError("dgemm-select-config: quad-b=1, but the kernel "
+                         "cannot read B in quad order (N % 16 == 0 and a "
+                         "block_n that checkConfig accepts with quad_b = 1)");
         return WalkResult::interrupt();
       }
       std::string problemText = heur::checkConfig(config, target);

@@ -11,13 +11,15 @@
 #include "dgemm/Runtime/Context.h"
 #include "dgemm/Runtime/Status.h"
 
-#include <string>
 #include "dgemm/Runtime/Validation.h"
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace dgemm {
 namespace runtime {
@@ -46,7 +48,7 @@ heuristics::Target targetFor(const DeviceInfo &device);
 /// Workspace bytes for the configuration the call will choose: exact for the
 /// device of the current context (device 0 if none) when a driver is present,
 /// otherwise computed for heuristics::Target's defaults (132 SMs). 0 for
-/// invalid sizes (m, n, numGroups < 1 or ksHost null).
+/// sizes checkKGroupedSizes rejects.
 size_t kGroupedWorkspaceBytes(int64_t m, int64_t n, int numGroups,
                               const int *ksHost);
 
@@ -68,17 +70,61 @@ struct KGroupedKernelInfo {
   std::string calibration;
 };
 
-/// Fails with InvalidArgument naming the argument for m, n or numGroups < 1,
-/// a null ksHost or a K that is negative or not a multiple of 128; with the
+/// Fails with InvalidArgument for sizes checkKGroupedSizes rejects; with the
 /// launch's errors for a missing driver, device or kernel.
 Status kGroupedKernelInfo(int64_t m, int64_t n, int numGroups,
                           const int *ksHost, bool inPlace,
                           KGroupedKernelInfo &info);
 
-/// Validation only (checkKGroupedArgs, plus the workspace size against the
-/// driver-free bound of kGroupedWorkspaceBytesFor(Target{})); never touches
-/// the driver.
+/// Validation only (checkKGroupedArgs and checkKGroupedBuffers, plus the
+/// workspace size against the driver-free bound of
+/// kGroupedWorkspaceBytesFor(Target{})); never touches the driver.
 Status checkKGroupedArguments(const KGroupedArgs &args);
+
+/// The sizes alone, as kGroupedKernelInfo and kGroupedWorkspaceBytes take
+/// them: m and n in [1, 2^31 - 1], numGroups >= 1, ksHost not null with
+/// every K >= 0 and a multiple of 128, sum(K) <= 2^31 - 1, and
+/// numGroups * m * n * 4 (the bytes of d) in 64 bits. InvalidArgument naming
+/// the argument ('ks' for ksHost, as kernel_info calls it) and the rule.
+Status checkKGroupedSizes(int64_t m, int64_t n, int64_t numGroups,
+                          const int32_t *ksHost);
+
+/// One device buffer of a call: its C argument name, address, and the bytes
+/// the kernel reads or writes there.
+struct DeviceSpan {
+  const char *name = "";
+  uintptr_t address = 0;
+  uint64_t bytes = 0;
+  bool written = false;
+};
+
+/// The device buffers of arguments that passed checkKGroupedArgs: a, sfa, b,
+/// sfb, c, d, ks_device, and the workspace's first `workspaceBytes` bytes
+/// (left out when 0 or null). Fails naming the argument if an end address
+/// does not fit in 64 bits.
+Status deviceSpans(const KGroupedArgs &args, uint64_t workspaceBytes,
+                   std::vector<DeviceSpan> &spans);
+
+/// Rules on the buffers of arguments that passed checkKGroupedArgs:
+/// sum(ks_host) <= 2^31 - 1 (the total K fits an int32 like each K_g, so
+/// the kernel's 32-bit scale-block coordinates never wrap), and no buffer
+/// the kernel writes (d, the
+/// workspace) overlaps another buffer, except that c may be d exactly.
+/// Read-only buffers may share memory. `workspaceBytes` is what the kernel
+/// uses of the workspace (0: not known yet, its pairs are skipped).
+Status checkKGroupedBuffers(const KGroupedArgs &args, uint64_t workspaceBytes);
+
+/// That every buffer the kernel touches can be addressed from `context`
+/// (the stream's) on `device`: a buffer the driver says belongs to another
+/// context on the same device, or to a device that cannot reach `device`'s
+/// as a peer, is an InvalidArgument naming the argument. Buffers the driver
+/// knows no context for (virtual memory management, memory pools, host or
+/// managed memory) pass; so does everything when `getAttribute` is null
+/// (a driver without cuPointerGetAttribute).
+Status checkBufferContexts(PFN_cuPointerGetAttribute_v4000 getAttribute,
+                           PFN_cuDeviceCanAccessPeer_v4000 canAccessPeer,
+                           CUcontext context, CUdevice device,
+                           const KGroupedArgs &args, uint64_t workspaceBytes);
 
 /// "MAJOR.MINOR.PATCH (kernel ABI N)".
 const char *runtimeVersion();

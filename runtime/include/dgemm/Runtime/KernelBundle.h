@@ -37,24 +37,30 @@ struct KernelMeta {
   /// into d in place. Informational for the launch; it must match the
   /// configuration.
   int redMaxBlocks = 0;
-  /// Optional key (absent: 0): 1 for a kernel that only accumulates in place
-  /// (c must be d). It must match the configuration.
-  int inPlaceOnly = 0;
+  /// Key epilogue: how the tiles reach d (the in-place kernels require c to
+  /// be d). It must match the configuration.
+  heuristics::Epilogue epilogue = heuristics::Epilogue::Register;
   /// Optional key (absent: 0): 1 for a kernel that reads B's rows in quad
   /// order through a 5-D map (docs/KernelABI.md); N must be a multiple of 16.
   int quadB = 0;
-  /// Optional key (absent: 0): 1 for a kernel whose producer warpgroup adds
-  /// the tiles the math warpgroups park in shared memory to d. It must match
-  /// the configuration.
-  int park = 0;
+  /// Key unsafe: the heuristics::Unsafe options the kernel was built with
+  /// (0: none); such a kernel loads only where unsafe kernels are allowed.
+  unsigned unsafe = 0;
+  /// Key heuristics_version: heuristics::kHeuristicsVersion of the compiler
+  /// that wrote the bundle; must equal this runtime's.
+  int heuristicsVersion = 0;
 };
 
 /// Parses the text of a .meta file. `fileName` is used in messages only;
 /// `expectedEntry`, when non-empty, must equal the entry key (it is the file
 /// stem). Every documented key appears at most once, and all but the
-/// optional red_max_blocks, in_place_only, quad_b and park are required; keys this version
-/// does not know are ignored so that newer compilers may add some. Errors
-/// (ErrorCode::BadKernelBundle) name the file, the line or key, and the rule.
+/// optional red_max_blocks and quad_b are required; keys this version does
+/// not know are ignored so that newer compilers may add some. A file without
+/// epilogue, unsafe or heuristics_version (an older compiler's, which wrote
+/// in_place_only and park instead) is refused with how to regenerate the
+/// bundle, as is one whose heuristics_version is not
+/// heuristics::kHeuristicsVersion. Errors (ErrorCode::BadKernelBundle) name
+/// the file, the line or key, and the rule.
 Status parseKernelMeta(const std::string &text, const std::string &fileName,
                        const std::string &expectedEntry, KernelMeta &meta);
 
@@ -63,9 +69,21 @@ Status parseKernelMeta(const std::string &text, const std::string &fileName,
 Status loadKernelMeta(const std::string &dir, const std::string &entry,
                       KernelMeta &meta);
 
-/// Checks that `meta` describes the kernel `config` names: the tiling keys
-/// (block_m/n/k, stages, desc_slots, math_warpgroups, cluster_m/n) must be
-/// equal. threads and smem_bytes are taken from the .meta as they are.
+/// Refuses (ErrorCode::BadKernelBundle) a kernel built with an Unsafe option
+/// unless `allowUnsafe`, naming the options and how to allow them.
+Status checkKernelSafety(const KernelMeta &meta, const std::string &fileName,
+                         bool allowUnsafe);
+
+/// checkKernelSafety, then checks that `meta` describes the kernel `config`
+/// names: the tiling keys (block_m/n/k, stages, desc_slots, math_warpgroups,
+/// cluster_m/n, red_max_blocks, epilogue, quad_b, unsafe) must be equal, and
+/// threads and smem_bytes must be what the configuration implies
+/// (KernelConfig::threads, smemBytes). Errors name the key.
+Status checkMetaMatchesConfig(const KernelMeta &meta,
+                              const heuristics::KernelConfig &config,
+                              const std::string &fileName, bool allowUnsafe);
+
+/// The same with allowUnsafe = unsafeKernelsAllowed() (Overrides.h).
 Status checkMetaMatchesConfig(const KernelMeta &meta,
                               const heuristics::KernelConfig &config,
                               const std::string &fileName);

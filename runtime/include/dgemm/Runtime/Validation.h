@@ -57,12 +57,15 @@ Status checkKGroupedArgs(const KGroupedArgs &args,
 /// Fails if a workspace is given and is smaller than `requiredBytes`.
 Status checkWorkspaceSize(const KGroupedArgs &args, uint64_t requiredBytes);
 
-/// The heuristics' view of the problem (ks copied from ksHost).
+/// The heuristics' view of the problem (ks copied from ksHost, left empty
+/// when ksHost is null or numGroups < 1).
 heuristics::KGroupedProblem makeProblem(int64_t m, int64_t n, int numGroups,
                                         const int32_t *ksHost,
                                         bool inPlace = false);
 
-/// Number of output tiles of `config` on an m x n x numGroups output.
+/// Number of output tiles of `config` on an m x n x numGroups output; 0 for
+/// an empty output or a tile below 1 x 1, INT64_MAX where the count does not
+/// fit.
 int64_t numOutputTiles(int64_t m, int64_t n, int64_t numGroups,
                        const heuristics::KernelConfig &config);
 
@@ -74,41 +77,35 @@ int64_t gridSizeFor(int64_t m, int64_t n, int64_t numGroups,
 /// gridX * desc_slots * 2 * 128 bytes (docs/KernelABI.md).
 uint64_t workspaceBytesFor(int64_t gridX, int descSlots);
 
-/// The workspace the call would need on `target` (its numSMs standing for the
-/// device's multiprocessor count); 0 if the arguments are invalid.
-/// The configuration the runtime launches: the heuristics' choice, with
-/// `desc_slots` overridden by the environment variable DGEMM_DESC_SLOTS (1 or
-/// 2) when set. One descriptor slot is DeepGEMM's scheme, where every group
-/// switch drains the previous group's loads; it exists to compare the two
-/// and to demonstrate the race with the guard-less test bundle.
-///
-/// `inPlace` (c is d) lets the heuristics choose the reduction epilogue or
-/// the in-place kernel; DGEMM_RED_MAX_BLOCKS (an integer >= 0) replaces
-/// red_max_blocks in place and clears in_place_only (0: the register
-/// epilogue), then DGEMM_IN_PLACE_ONLY ("0" or "1") sets in_place_only (1
-/// clears red_max_blocks); both are ignored for calls that are not in place,
-/// which never take those kernels. DGEMM_PARK ("0" or "1", in place only)
-/// clears park, or sets it where the in-place kernel can park its tiles
-/// (heuristics::parkFits); a change of park, or of the epilogue, resets the
-/// stages to the most that fit, DGEMM_STAGES applying again. DGEMM_BLOCK_N
-/// and DGEMM_BLOCK_M clear park when the forced tile cannot park.
-/// Quad-ordered B (quad_b) is decided last,
-/// by heuristics::quadBFits on the resulting kernel; DGEMM_QUAD_B=0 turns it
-/// off.
-heuristics::KernelConfig chooseKGroupedConfig(int64_t m, int64_t n,
-                                              int numGroups,
-                                              const int32_t *ksHost,
-                                              const heuristics::Target &target,
-                                              bool inPlace = false);
+/// The configuration the runtime launches: heuristics::selectKGroupedConfig
+/// for the problem (`inPlace`: c is d, which lets the heuristics choose the
+/// reduction epilogue or an in-place kernel), then the DGEMM_* environment
+/// overrides (envOverrides, docs/Runtime.md) through
+/// heuristics::applyOverrides. Fails (ErrorCode::InvalidArgument) where a
+/// DGEMM_* variable is malformed, naming the variable and its rule.
+Status chooseKGroupedConfig(int64_t m, int64_t n, int numGroups,
+                            const int32_t *ksHost,
+                            const heuristics::Target &target, bool inPlace,
+                            heuristics::KernelConfig &config);
+
+/// The same for callers without a Status (bench/bench.py calls it through
+/// ctypes by its mangled name): the configuration, or one with blockM = 0,
+/// which heuristics::checkConfig rejects, where the other form fails.
+heuristics::KernelConfig
+chooseKGroupedConfig(int64_t m, int64_t n, int numGroups, const int32_t *ksHost,
+                     const heuristics::Target &target, bool inPlace = false);
 
 /// The raster band (m-blocks; docs/KernelABI.md parameter 14) the runtime
-/// launches with: heuristics::selectRasterBand, or the environment variable
-/// DGEMM_RASTER_BAND when it holds an integer from 0 to 65536 (anything else
-/// is ignored). The band only orders the tiles: every band gives the same
-/// output bit for bit.
+/// launches with: heuristics::selectRasterBand, or DGEMM_RASTER_BAND (an
+/// integer from 0 to 65536) when set; a malformed value is
+/// chooseKGroupedConfig's error. The band only orders the tiles: every band
+/// gives the same output bit for bit.
 uint32_t chooseRasterBand(int64_t m, int64_t n, int numGroups,
                           const int32_t *ksHost);
 
+/// The workspace the call would need on `target` (its numSMs standing for the
+/// device's multiprocessor count); 0 if the arguments are invalid or
+/// chooseKGroupedConfig fails.
 uint64_t kGroupedWorkspaceBytesFor(int64_t m, int64_t n, int numGroups,
                                    const int32_t *ksHost,
                                    const heuristics::Target &target);

@@ -31,12 +31,21 @@ extern "C" {
 #define DGEMM_ERROR_BAD_KERNEL_BUNDLE 4
 #define DGEMM_ERROR_CUDA 5
 #define DGEMM_ERROR_UNSUPPORTED_DEVICE 6
+/* An unexpected failure inside the runtime (a C++ exception, such as running
+ * out of host memory, stopped at the C ABI); the message names the entry
+ * point and the cause. No entry point lets an exception escape. */
+#define DGEMM_ERROR_INTERNAL 7
 
 /* Enqueues d[g] = c[g] + A_g B_g^T (scaled) on `stream` (a CUstream; NULL is
  * the legacy default stream) without synchronizing. `workspace` may be NULL
  * (a runtime-owned buffer is used; not allowed during graph capture);
  * otherwise it must be 128-byte aligned and hold at least
- * dgemm_k_grouped_workspace_bytes() bytes. */
+ * dgemm_k_grouped_workspace_bytes() bytes. sum(ks_host) must be at most
+ * 2^31 - 1. What the kernel writes (d, the workspace) must not overlap any
+ * other buffer, except that c may be d itself; the inputs may share memory.
+ * Where the driver can tell, every buffer must be addressable from the
+ * stream's context (not another context's memory on the same device). Safe
+ * to call from several host threads at once. */
 DGEMM_RUNTIME_EXPORT int dgemm_k_grouped_fp8_gemm_nt_contiguous(
     const void *a, const void *sfa, const void *b, const void *sfb, void *d,
     const void *c, int64_t m, int64_t n, int32_t num_groups,
@@ -44,20 +53,26 @@ DGEMM_RUNTIME_EXPORT int dgemm_k_grouped_fp8_gemm_nt_contiguous(
     uint64_t workspace_bytes, void *stream, char *err, uint64_t err_len);
 
 /* Workspace bytes for the call with these sizes (exact for the current
- * device when a driver is present); 0 if the sizes are invalid. */
+ * device when a driver is present); 0 if the sizes are invalid (m or n
+ * outside [1, 2^31 - 1], num_groups < 1, ks_host NULL, a K negative or not a
+ * multiple of 128, sum(K) > 2^31 - 1, num_groups * m * n * 4 beyond 64 bits)
+ * or anything else fails. */
 DGEMM_RUNTIME_EXPORT uint64_t dgemm_k_grouped_workspace_bytes(
     int64_t m, int64_t n, int32_t num_groups, const int32_t *ks_host);
 
 /* Sets the kernel bundle directory used when $DGEMM_KERNEL_DIR is unset;
- * NULL or "" clears it. Returns 0. */
+ * NULL or "" clears it. Returns 0 (DGEMM_ERROR_INTERNAL if out of host
+ * memory). */
 DGEMM_RUNTIME_EXPORT int dgemm_set_kernel_dir(const char *dir);
 
 /* "MAJOR.MINOR.PATCH (kernel ABI N)"; static storage. */
 DGEMM_RUNTIME_EXPORT const char *dgemm_runtime_version(void);
 
-/* The argument checks of dgemm_k_grouped_fp8_gemm_nt_contiguous alone; never
- * touches the driver. The workspace size is checked against the bound for
- * 132 SMs (the H100/H200), as no device is queried. */
+/* The argument checks of dgemm_k_grouped_fp8_gemm_nt_contiguous alone
+ * (overlaps included, the context check excepted); never touches the driver.
+ * The workspace size, and the extent of the workspace in the overlap checks,
+ * are taken from the bound for 132 SMs (the H100/H200), as no device is
+ * queried. */
 DGEMM_RUNTIME_EXPORT int
 dgemm_check_arguments(const void *a, const void *sfa, const void *b,
                       const void *sfb, void *d, const void *c, int64_t m,
@@ -94,6 +109,13 @@ dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
                             const int32_t *ks_host, int32_t in_place,
                             dgemm_kernel_info *info, char *err,
                             uint64_t err_len);
+
+/* Whether kernels built with an unsafe option (race demonstrations: the
+ * .meta key unsafe is not none) may be loaded: 1 allows them, 0 refuses them
+ * (the default). Overrides DGEMM_ALLOW_UNSAFE_KERNELS from the first call
+ * on; affects kernels loaded afterwards. Returns 0, or
+ * DGEMM_ERROR_INVALID_ARGUMENT for any other value of allow. */
+DGEMM_RUNTIME_EXPORT int dgemm_set_allow_unsafe_kernels(int32_t allow);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -104,6 +104,26 @@ def DGemm_TurnActionAttr : EnumAttr<DGemm_Dialect, DGemm_TurnAction, "turn_actio
   let assemblyFormat = "$value";
 }
 
+def DGemm_KernelEpilogue : I32EnumAttr<"KernelEpilogue",
+    "How a kernel's tiles reach d", [
+    I32EnumAttrCase<"Register", 0, "register">,
+    I32EnumAttrCase<"Reduction", 1, "reduction">,
+    I32EnumAttrCase<"InPlace", 2, "in_place">,
+    I32EnumAttrCase<"Parked", 3, "parked">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+
+def DGemm_UnsafeVariant : I32BitEnumAttr<"UnsafeVariant",
+    "Race demonstrations built into a kernel (test only)", [
+    I32BitEnumAttrCaseNone<"none">,
+    I32BitEnumAttrCaseBit<"skip_descriptor_drain", 0>,
+    I32BitEnumAttrCaseBit<"skip_proxy_fence", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+  let separator = " | ";
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
@@ -113,35 +133,53 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
   let summary = "Tuning configuration of one kernel";
   let description = [{
     Block sizes, pipeline depth, descriptor-slot ring size, math warpgroups,
-    cluster shape, swizzles and the SM count of the persistent grid, and the
-    epilogue: `red_max_blocks = B > 0` (optional, default 0) makes tiles of at
-    most B 128-deep K blocks add their sum to d with `red.global.add` when c
-    is d; `in_place_only = 1` (optional, default 0; excludes B > 0) builds a
-    kernel that requires c to be d and adds every tile with K blocks to d
-    with `red.global.add`, with no register epilogue; `quad_b = 1` (optional,
-    default 0) reads B's rows in quad order through a 5-D tensor map, so that
-    each thread's fragment holds 4 consecutive columns per 16 (docs/Kernel.md;
-    N must be a multiple of 16); `park = 1` (optional, default 0; needs
-    `in_place_only = 1`) makes the math warpgroups park each tile's sums in
-    shared memory for the producer warpgroup's spare warps to add to d
-    (dgemm.park.store, dgemm.park.reduce). Filled in by `dgemm-select-config` from the shared heuristics
-    library (runtime/heuristics), which the runtime uses too.
+    cluster shape, swizzles and the SM count of the persistent grid, and:
+    - `epilogue` (default `register`): how tiles reach d. `register` loads c
+      and stores d from registers; `reduction` (with `red_max_blocks = B >
+      0`) makes tiles of at most B 128-deep K blocks add their sum to d with
+      `red.global.add` when c is d; `in_place` requires c to be d and adds
+      every tile with K blocks to d with `red.global.add`; `parked` is
+      `in_place` with the math warpgroups parking each tile's sums in shared
+      memory for the producer warpgroup's spare warps to add to d
+      (dgemm.park.store, dgemm.park.reduce).
+    - `quad_b = 1` (default 0) reads B's rows in quad order through a 5-D
+      tensor map, so that each thread's fragment holds 4 consecutive columns
+      per 16 (docs/Kernel.md; N must be a multiple of 16).
+    - `unsafe` (default `none`; test only): race demonstrations,
+      `skip_descriptor_drain` and/or `skip_proxy_fence`, which
+      dgemm-place-sync honours by omitting what they name. They are part of
+      the entry name and the bundle's .meta, and the runtime refuses such
+      kernels unless the caller opts in.
+    Every choice that changes generated code is here. Filled in by
+    `dgemm-select-config` from the shared heuristics library (heuristics/),
+    which the runtime uses too; the rules (`checkConfig`) are that library's.
   }];
   let parameters = (ins
     "int64_t":$block_m, "int64_t":$block_n, "int64_t":$block_k,
     "int64_t":$stages, "int64_t":$desc_slots, "int64_t":$math_warpgroups,
     "int64_t":$cluster_m, "int64_t":$cluster_n,
     "int64_t":$swizzle_a, "int64_t":$swizzle_b, "int64_t":$num_sms,
+    DefaultValuedParameter<"::mlir::dgemm::KernelEpilogue",
+                           "::mlir::dgemm::KernelEpilogue::Register">:$epilogue,
     DefaultValuedParameter<"int64_t", "0">:$red_max_blocks,
-    DefaultValuedParameter<"int64_t", "0">:$in_place_only,
     DefaultValuedParameter<"int64_t", "0">:$quad_b,
-    DefaultValuedParameter<"int64_t", "0">:$park);
+    DefaultValuedParameter<"::mlir::dgemm::UnsafeVariant",
+                           "::mlir::dgemm::UnsafeVariant::none">:$unsafe);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getSmemBytes() const;
     int64_t getThreads() const { return 128 * (1 + getMathWarpgroups()); }
     std::string getEntryName() const;
+    /// Whether the kernel adds every tile to d itself (in_place or parked).
+    bool isInPlace() const {
+      return getEpilogue() == KernelEpilogue::InPlace ||
+             getEpilogue() == KernelEpilogue::Parked;
+    }
+    bool isParked() const { return getEpilogue() == KernelEpilogue::Parked; }
+    bool hasUnsafe(UnsafeVariant v) const {
+      return ::mlir::dgemm::bitEnumContainsAll(getUnsafe(), v);
+    }
   }];
 }
 

@@ -8,8 +8,8 @@
 #include "dgemm/Heuristics/KernelConfig.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
-#include <numeric>
 #include <sstream>
 #include <utility>
 
@@ -68,12 +68,37 @@ constexpr double kPipelineFillUs = 1.0;
 constexpr double kTieTolerance = 0.01;
 // Assumed K per group when the problem gives neither ks nor an expectation.
 constexpr int64_t kDefaultKPerGroup = 4096;
+// The makespan model keeps one accumulator per CTA: more SMs than this are
+// no device, and would only cost memory.
+constexpr int64_t kMaxModelledSMs = 65536;
 
-int alignTo(int value, int align) {
-  return (value + align - 1) / align * align;
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+// Saturating arithmetic: sizes derived from a config or problem that the
+// checks reject must still be computable (and compare as too large), never
+// overflow.
+int64_t satAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? kInt64Max : kInt64Min;
+  return r;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t satMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    return (a < 0) != (b < 0) ? kInt64Min : kInt64Max;
+  return r;
+}
+
+/// `value` rounded up to a multiple of `align` (> 0), saturating.
+int64_t alignTo(int64_t value, int64_t align) {
+  return satAdd(value, align - 1) / align * align;
+}
+
+/// ceil(a / b) for a >= 0 and b > 0, without the overflow of a + b - 1.
+int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 std::string violation(const char *field, const std::string &rule, int64_t got) {
   std::ostringstream os;
@@ -81,26 +106,54 @@ std::string violation(const char *field, const std::string &rule, int64_t got) {
   return os.str();
 }
 
-/// Per-group K as the model sees it: ks when given, else the expectation.
-std::vector<int64_t> effectiveKs(const KGroupedProblem &problem) {
+/// `count` consecutive groups with the same K.
+struct GroupRun {
+  int64_t k;
+  int64_t count;
+};
+
+/// Per-group K as the model sees it: ks when given (one run per group, in
+/// order), else one run of numGroups groups of the expectation, so that a
+/// huge group count costs no memory. Sums over runs are exact within the
+/// limits of checkProblem (at most 2^31 groups of 2^24 blocks).
+std::vector<GroupRun> groupRuns(const KGroupedProblem &problem) {
+  std::vector<GroupRun> runs;
   if (!problem.ks.empty()) {
-    std::vector<int64_t> ks = problem.ks;
-    for (int64_t &k : ks)
-      k = std::max<int64_t>(k, 0);
-    return ks;
+    runs.reserve(problem.ks.size());
+    for (int64_t k : problem.ks)
+      runs.push_back({std::max<int64_t>(k, 0), 1});
+    return runs;
   }
   int64_t k = problem.expectedKPerGroup > 0 ? problem.expectedKPerGroup
                                             : kDefaultKPerGroup;
-  return std::vector<int64_t>(std::max(problem.numGroups, 0), k);
+  if (problem.numGroups > 0)
+    runs.push_back({k, problem.numGroups});
+  return runs;
+}
+
+std::vector<GroupRun> runsOf(const std::vector<int64_t> &ks) {
+  std::vector<GroupRun> runs;
+  runs.reserve(ks.size());
+  for (int64_t k : ks)
+    runs.push_back({std::max<int64_t>(k, 0), 1});
+  return runs;
+}
+
+int64_t groupCount(const std::vector<GroupRun> &runs) {
+  int64_t groups = 0;
+  for (const GroupRun &run : runs)
+    groups = satAdd(groups, run.count);
+  return groups;
 }
 
 /// The 128-deep K blocks (each group's K rounded up) of the groups of at
 /// most `maxBlocks` blocks.
-int64_t blocksInGroupsUpTo(const std::vector<int64_t> &ks, int64_t maxBlocks) {
+int64_t blocksInGroupsUpTo(const std::vector<GroupRun> &runs,
+                           int64_t maxBlocks) {
   int64_t sum = 0;
-  for (int64_t k : ks)
-    if (int64_t blocks = ceilDiv(k, kBlockK); blocks <= maxBlocks)
-      sum += blocks;
+  for (const GroupRun &run : runs)
+    if (int64_t blocks = ceilDiv(run.k, kBlockK); blocks <= maxBlocks)
+      sum = satAdd(sum, satMul(blocks, run.count));
   return sum;
 }
 
@@ -184,7 +237,7 @@ double dgemm::heuristics::inPlaceTileTime(int64_t blocks,
   // park's block loop is taken 4% faster per block than the register one
   // (section 9: the in-place kernel 3-8% faster on long tiles).
   static constexpr std::pair<double, double> kRegister[8] = {
-      {1, 35},   {2, 36.2},   {4, 39.2},   {8, 54.4},
+      {1, 35},    {2, 36.2},  {4, 39.2},   {8, 54.4},
       {12, 70.5}, {16, 87.0}, {24, 119.8}, {32, 153.9}};
   static constexpr std::pair<double, double> kParked[9] = {
       {1, 42.5},  {2, 43.0},  {4, 44.5},   {6, 45.0},  {8, 49.3},
@@ -209,39 +262,38 @@ double dgemm::heuristics::inPlaceTileTime(int64_t blocks,
 
 /// The modelled time (inPlaceTileTime) of the groups of at most `maxBlocks`
 /// 128-deep K blocks: every group has the same tiles, so their times add up.
-static double inPlaceTimeUpTo(const std::vector<int64_t> &ks,
+static double inPlaceTimeUpTo(const std::vector<GroupRun> &ks,
                               int64_t maxBlocks, InPlaceEpilogue epilogue,
                               Calibration calibration) {
   double time = 0;
-  for (int64_t k : ks)
-    if (int64_t blocks = ceilDiv(std::max<int64_t>(k, 0), kBlockK);
-        blocks <= maxBlocks)
-      time += inPlaceTileTime(blocks, epilogue, calibration);
+  for (const GroupRun &run : ks)
+    if (int64_t blocks = ceilDiv(run.k, kBlockK); blocks <= maxBlocks)
+      time += static_cast<double>(run.count) *
+              inPlaceTileTime(blocks, epilogue, calibration);
   return time;
 }
 
-static double inPlaceTime(const std::vector<int64_t> &ks,
+static double inPlaceTime(const std::vector<GroupRun> &ks,
                           InPlaceEpilogue epilogue, Calibration calibration) {
-  return inPlaceTimeUpTo(ks, std::numeric_limits<int64_t>::max(), epilogue,
-                         calibration);
+  return inPlaceTimeUpTo(ks, kInt64Max, epilogue, calibration);
 }
 
 /// registerBeatsPark, given the register epilogue's time of all of `ks`.
-static bool registerBeatsParkAt(const std::vector<int64_t> &ks,
+static bool registerBeatsParkAt(const std::vector<GroupRun> &ks,
                                 double registerTime) {
   return registerTime > 0 &&
-         registerTime <= (1 - kRegisterOverParkMargin) *
-                             inPlaceTime(ks, InPlaceEpilogue::Parked,
-                                         Calibration::H100);
+         registerTime <=
+             (1 - kRegisterOverParkMargin) *
+                 inPlaceTime(ks, InPlaceEpilogue::Parked, Calibration::H100);
 }
 
 bool dgemm::heuristics::registerBeatsPark(const std::vector<int64_t> &ks) {
+  std::vector<GroupRun> runs = runsOf(ks);
   return registerBeatsParkAt(
-      ks, inPlaceTime(ks, InPlaceEpilogue::Register, Calibration::H100));
+      runs, inPlaceTime(runs, InPlaceEpilogue::Register, Calibration::H100));
 }
 
-InPlaceEpilogue
-dgemm::heuristics::fastestInPlaceEpilogueH200(const std::vector<int64_t> &ks) {
+static InPlaceEpilogue fastestEpilogueH200(const std::vector<GroupRun> &ks) {
   const Calibration h200 = Calibration::H200;
   double parked = inPlaceTime(ks, InPlaceEpilogue::Parked, h200);
   double reg = inPlaceTime(ks, InPlaceEpilogue::Register, h200);
@@ -259,13 +311,118 @@ dgemm::heuristics::fastestInPlaceEpilogueH200(const std::vector<int64_t> &ks) {
                                                    : InPlaceEpilogue::Parked;
 }
 
+InPlaceEpilogue
+dgemm::heuristics::fastestInPlaceEpilogueH200(const std::vector<int64_t> &ks) {
+  return fastestEpilogueH200(runsOf(ks));
+}
+
+std::string dgemm::heuristics::checkProblem(const KGroupedProblem &p) {
+  auto outOfRange = [](const std::string &field, int64_t got) {
+    return field + " must be in [0, " + std::to_string(kMaxProblemExtent) +
+           "] (a 32-bit kernel parameter), got " + std::to_string(got);
+  };
+  if (p.m < 0 || p.m > kMaxProblemExtent)
+    return outOfRange("m", p.m);
+  if (p.n < 0 || p.n > kMaxProblemExtent)
+    return outOfRange("n", p.n);
+  if (p.numGroups < 0)
+    return outOfRange("numGroups", p.numGroups);
+  if (p.ks.size() > static_cast<uint64_t>(kMaxProblemExtent))
+    return "ks must hold at most " + std::to_string(kMaxProblemExtent) +
+           " groups, got " + std::to_string(p.ks.size());
+  // Negative K count as 0 (an empty group).
+  for (size_t g = 0; g < p.ks.size(); ++g)
+    if (p.ks[g] > kMaxProblemExtent)
+      return "ks[" + std::to_string(g) +
+             "] must be <= " + std::to_string(kMaxProblemExtent) +
+             " (a 32-bit kernel parameter), got " + std::to_string(p.ks[g]);
+  if (p.expectedKPerGroup > kMaxProblemExtent)
+    return "expectedKPerGroup must be <= " + std::to_string(kMaxProblemExtent) +
+           " (a 32-bit kernel parameter), got " +
+           std::to_string(p.expectedKPerGroup);
+  return "";
+}
+
+const char *dgemm::heuristics::epilogueName(Epilogue epilogue) {
+  switch (epilogue) {
+  case Epilogue::Register:
+    return "register";
+  case Epilogue::Reduction:
+    return "reduction";
+  case Epilogue::InPlace:
+    return "in_place";
+  case Epilogue::Parked:
+    return "parked";
+  }
+  return "invalid";
+}
+
+std::optional<Epilogue>
+dgemm::heuristics::parseEpilogue(std::string_view name) {
+  for (Epilogue e : {Epilogue::Register, Epilogue::Reduction, Epilogue::InPlace,
+                     Epilogue::Parked})
+    if (name == epilogueName(e))
+      return e;
+  return std::nullopt;
+}
+
+bool dgemm::heuristics::isInPlaceKernel(Epilogue epilogue) {
+  return epilogue == Epilogue::InPlace || epilogue == Epilogue::Parked;
+}
+
+namespace {
+// The .meta names of the Unsafe bits, in bit order.
+constexpr std::pair<Unsafe, const char *> kUnsafeBits[] = {
+    {Unsafe::SkipDescriptorDrain, "skip_descriptor_drain"},
+    {Unsafe::SkipProxyFence, "skip_proxy_fence"},
+};
+} // namespace
+
+std::string dgemm::heuristics::unsafeNames(unsigned unsafe) {
+  std::string names;
+  for (unsigned bit = 0; bit < 32; ++bit) {
+    unsigned mask = 1u << bit;
+    if (!(unsafe & mask))
+      continue;
+    if (!names.empty())
+      names += ",";
+    const char *name = nullptr;
+    for (const auto &[flag, flagName] : kUnsafeBits)
+      if (unsigned(flag) == mask)
+        name = flagName;
+    names += name ? std::string(name) : "bit" + std::to_string(bit);
+  }
+  return names;
+}
+
+std::optional<unsigned> dgemm::heuristics::parseUnsafe(std::string_view text) {
+  if (text == "none")
+    return 0u;
+  unsigned bits = 0;
+  while (true) {
+    size_t comma = text.find(',');
+    std::string_view name = text.substr(0, comma);
+    unsigned bit = 0;
+    for (const auto &[flag, flagName] : kUnsafeBits)
+      if (name == flagName)
+        bit = unsigned(flag);
+    if (bit == 0 || (bits & bit))
+      return std::nullopt; // unknown, empty or repeated
+    bits |= bit;
+    if (comma == std::string_view::npos)
+      return bits;
+    text.remove_prefix(comma + 1);
+  }
+}
+
 int KernelConfig::threads() const {
   return kThreadsPerWarpgroup * (1 + mathWarpgroups);
 }
 
 int KernelConfig::smemBytes() const {
-  return park ? parkedSmemBytesFor(blockM, blockN, stages)
-              : smemBytesFor(blockM, blockN, stages);
+  return int(std::clamp<int64_t>(smemLayoutFor(*this).totalBytes,
+                                 std::numeric_limits<int>::min(),
+                                 std::numeric_limits<int>::max()));
 }
 
 std::string KernelConfig::entryName() const {
@@ -276,12 +433,16 @@ std::string KernelConfig::entryName() const {
     os << "_c" << clusterM << "x" << clusterN;
   if (redMaxBlocks > 0)
     os << "_red" << redMaxBlocks;
-  if (inPlaceOnly)
+  if (isInPlaceKernel(epilogue))
     os << "_ip";
   if (quadB)
     os << "_q";
-  if (park)
+  if (epilogue == Epilogue::Parked)
     os << "_park";
+  if (unsafe & Unsafe::SkipDescriptorDrain)
+    os << "_unsafe_nodrain";
+  if (unsafe & Unsafe::SkipProxyFence)
+    os << "_unsafe_nofence";
   return os.str();
 }
 
@@ -301,9 +462,10 @@ std::string KernelConfig::toMeta() const {
      << "cluster_n=" << clusterN << "\n"
      << "smem_bytes=" << smemBytes() << "\n"
      << "red_max_blocks=" << redMaxBlocks << "\n"
-     << "in_place_only=" << inPlaceOnly << "\n"
+     << "epilogue=" << epilogueName(epilogue) << "\n"
      << "quad_b=" << quadB << "\n"
-     << "park=" << park << "\n";
+     << "unsafe=" << (unsafe ? unsafeNames(unsafe) : "none") << "\n"
+     << "heuristics_version=" << kHeuristicsVersion << "\n";
   return os.str();
 }
 
@@ -313,62 +475,69 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          mathWarpgroups == o.mathWarpgroups && clusterM == o.clusterM &&
          clusterN == o.clusterN && swizzleA == o.swizzleA &&
          swizzleB == o.swizzleB && numSMs == o.numSMs &&
-         redMaxBlocks == o.redMaxBlocks && inPlaceOnly == o.inPlaceOnly &&
-         quadB == o.quadB && park == o.park;
+         epilogue == o.epilogue && redMaxBlocks == o.redMaxBlocks &&
+         quadB == o.quadB && unsafe == o.unsafe;
 }
 
-int dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
-                                            int stages) {
-  int perStage = (blockM + blockN) * kBlockK +
-                 alignTo(blockM * 4, kScaleSliceAlign) +
-                 alignTo(blockN * 4, kScaleSliceAlign);
-  return kSmemAlignSlack +
-         alignTo(stages * perStage + stages * kBarrierBytesPerStage, 1024);
+/// The layout of a tile, K block depth, stage count and epilogue.
+static SmemLayout layoutFor(int64_t blockM, int64_t blockN, int64_t blockK,
+                            int64_t stages, bool parked) {
+  SmemLayout l;
+  l.stages = stages;
+  l.aBytes = satMul(blockM, blockK);
+  l.bBytes = satMul(blockN, blockK);
+  l.sfaBytes = alignTo(satMul(blockM, 4), kScaleSliceAlign);
+  l.sfbBytes = alignTo(satMul(blockN, 4), kScaleSliceAlign);
+  l.aBase = 0;
+  l.bBase = satMul(stages, l.aBytes);
+  l.sfaBase = satAdd(l.bBase, satMul(stages, l.bBytes));
+  l.sfbBase = satAdd(l.sfaBase, satMul(stages, l.sfaBytes));
+  l.fullBase = satAdd(l.sfbBase, satMul(stages, l.sfbBytes));
+  l.emptyBase = satAdd(l.fullBase, satMul(stages, kBarrierBytesPerStage / 2));
+  l.parkBase = alignTo(
+      satAdd(l.emptyBase, satMul(stages, kBarrierBytesPerStage / 2)), 1024);
+  l.parkBytes = parked ? satMul(satMul(blockM, blockN), 4) : 0;
+  l.parkFullBarrier = satAdd(l.parkBase, l.parkBytes);
+  l.parkEmptyBarrier = satAdd(l.parkFullBarrier, 8);
+  l.parkRecord = satAdd(l.parkFullBarrier, 16);
+  // Two mbarriers and the parked tile's coordinates (16 bytes).
+  l.totalBytes =
+      satAdd(kSmemAlignSlack, parked ? satAdd(l.parkRecord, 16) : l.parkBase);
+  return l;
 }
 
-static int epilogueBufferBytes(int blockM) {
-  return (blockM / 64) * kEpilogueBuffersPerWarpgroup * kEpilogueBufferBytes;
+SmemLayout dgemm::heuristics::smemLayoutFor(const KernelConfig &c) {
+  return layoutFor(c.blockM, c.blockN, c.blockK, c.stages,
+                   c.epilogue == Epilogue::Parked);
 }
 
-bool dgemm::heuristics::hasEpilogueBuffers(int blockM, int blockN, int stages) {
-  return pipelineSmemBytesFor(blockM, blockN, stages) +
-             epilogueBufferBytes(blockM) <=
-         kSm90MaxSmemPerBlock;
+int64_t dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
+                                                int stages) {
+  return layoutFor(blockM, blockN, kBlockK, stages, false).totalBytes;
 }
 
-int dgemm::heuristics::smemBytesFor(int blockM, int blockN, int stages) {
-  return pipelineSmemBytesFor(blockM, blockN, stages) +
-         (hasEpilogueBuffers(blockM, blockN, stages)
-              ? epilogueBufferBytes(blockM)
-              : 0);
-}
-
-int dgemm::heuristics::parkedSmemBytesFor(int blockM, int blockN,
-                                          int stages) {
-  return pipelineSmemBytesFor(blockM, blockN, stages) + blockM * blockN * 4 +
-         2 * 8 + 16;
+int64_t dgemm::heuristics::parkedSmemBytesFor(int blockM, int blockN,
+                                              int stages) {
+  return layoutFor(blockM, blockN, kBlockK, stages, true).totalBytes;
 }
 
 std::string dgemm::heuristics::checkPark(const KernelConfig &c) {
-  if (c.inPlaceOnly != 1)
-    return violation("in_place_only",
-                     "be 1 with park = 1 (the workers add every tile to d)",
-                     c.inPlaceOnly);
   if (c.mathWarpgroups != 2)
     return violation("math_warpgroups",
-                     "be 2 with park = 1 (the park holds a 128-row tile)",
+                     "be 2 with epilogue = parked (the park holds a 128-row "
+                     "tile)",
                      c.mathWarpgroups);
   if (c.clusterM != 1 || c.clusterN != 1)
     return violation(c.clusterM != 1 ? "cluster_m" : "cluster_n",
-                     "be 1 with park = 1 (no multicast)",
+                     "be 1 with epilogue = parked (no multicast)",
                      c.clusterM != 1 ? c.clusterM : c.clusterN);
   if (c.quadB != 0)
-    return violation("quad_b", "be 0 with park = 1 (B's rows in order)",
-                     c.quadB);
+    return violation(
+        "quad_b", "be 0 with epilogue = parked (B's rows in order)", c.quadB);
   if (c.blockN % 32 != 0)
     return violation("block_n",
-                     "be a multiple of 32 with park = 1 (the park's swizzle "
-                     "permutes 128-byte groups)",
+                     "be a multiple of 32 with epilogue = parked (the park's "
+                     "swizzle permutes 128-byte groups)",
                      c.blockN);
   return "";
 }
@@ -379,37 +548,43 @@ bool dgemm::heuristics::parkFits(const KernelConfig &c, const Target &target) {
              std::min(target.maxSmemPerBlock, kSm90MaxSmemPerBlock);
 }
 
-int dgemm::heuristics::maxParkedStages(int blockM, int blockN,
-                                       const Target &target) {
+/// The most stages, up to kMaxStages, whose `bytesFor` fits the target.
+static int largestFitting(int64_t (*bytesFor)(int, int, int), int blockM,
+                          int blockN, const Target &target) {
   int stages = 0;
   while (stages < kMaxStages &&
-         parkedSmemBytesFor(blockM, blockN, stages + 1) <=
-             target.maxSmemPerBlock)
+         bytesFor(blockM, blockN, stages + 1) <= target.maxSmemPerBlock)
     ++stages;
   return stages;
 }
 
+int dgemm::heuristics::maxParkedStages(int blockM, int blockN,
+                                       const Target &target) {
+  return largestFitting(parkedSmemBytesFor, blockM, blockN, target);
+}
+
 void dgemm::heuristics::unparkIfUnfit(KernelConfig &c, const Target &target) {
-  if (c.park && !checkPark(c).empty()) {
-    c.park = 0;
+  if (c.epilogue == Epilogue::Parked && !checkPark(c).empty()) {
+    c.epilogue = Epilogue::InPlace;
     c.stages = maxStages(c.blockM, c.blockN, target);
   }
 }
 
+int dgemm::heuristics::mostStages(const KernelConfig &c, const Target &target) {
+  return c.epilogue == Epilogue::Parked
+             ? maxParkedStages(c.blockM, c.blockN, target)
+             : maxStages(c.blockM, c.blockN, target);
+}
+
 int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
-  int stages = 0;
-  while (stages < kMaxStages &&
-         smemBytesFor(blockM, blockN, stages + 1) <= target.maxSmemPerBlock)
-    ++stages;
-  return stages;
+  return largestFitting(pipelineSmemBytesFor, blockM, blockN, target);
 }
 
 std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                                            const Target &target) {
   if (c.blockM != 64 && c.blockM != 128 && c.blockM != 192)
-    return violation("block_m",
-                     "be 64, 128 or 192 (64 rows per math warpgroup)",
-                     c.blockM);
+    return violation(
+        "block_m", "be 64, 128 or 192 (64 rows per math warpgroup)", c.blockM);
   if (c.mathWarpgroups != c.blockM / 64)
     return violation("math_warpgroups",
                      "equal block_m / 64 = " + std::to_string(c.blockM / 64),
@@ -473,30 +648,43 @@ std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                      "be in [0, " + std::to_string(kMaxRedMaxBlocks) +
                          "] (0: no reduction epilogue)",
                      c.redMaxBlocks);
-  if (c.inPlaceOnly != 0 && c.inPlaceOnly != 1)
-    return violation("in_place_only", "be 0 or 1", c.inPlaceOnly);
-  if (c.inPlaceOnly && c.redMaxBlocks != 0)
+  if (!parseEpilogue(epilogueName(c.epilogue)))
+    return violation("epilogue",
+                     "be register, reduction, in_place or parked (0 to 3)",
+                     int(c.epilogue));
+  if (c.epilogue == Epilogue::Reduction && c.redMaxBlocks == 0)
     return violation("red_max_blocks",
-                     "be 0 with in_place_only = 1 (the in-place kernel "
-                     "reduces every tile)",
+                     "be > 0 with epilogue = reduction (the longest tile, in "
+                     "K blocks, that reduces)",
+                     c.redMaxBlocks);
+  if (c.epilogue != Epilogue::Reduction && c.redMaxBlocks != 0)
+    return violation("red_max_blocks",
+                     std::string("be 0 with epilogue = ") +
+                         epilogueName(c.epilogue) +
+                         " (only the reduction epilogue has a bound)",
                      c.redMaxBlocks);
   if (c.quadB != 0 && c.quadB != 1)
     return violation("quad_b", "be 0 or 1", c.quadB);
   if (c.quadB && c.blockN % (16 * c.clusterM) != 0)
-    return violation("block_n",
-                     "be a multiple of 16 * cluster_m = " +
-                         std::to_string(16 * c.clusterM) +
-                         " with quad_b = 1 (each CTA's box of B is whole "
-                         "16-row quad groups)",
-                     c.blockN);
-  if (c.quadB && c.inPlaceOnly)
+    return violation(
+        "block_n",
+        "be a multiple of 16 * cluster_m = " + std::to_string(16 * c.clusterM) +
+            " with quad_b = 1 (each CTA's box of B is whole "
+            "16-row quad groups)",
+        c.blockN);
+  if (c.quadB && isInPlaceKernel(c.epilogue))
     return violation("quad_b",
-                     "be 0 with in_place_only = 1 (quad-ordered B measured "
-                     "slower in the in-place kernel; not built)",
+                     std::string("be 0 with epilogue = ") +
+                         epilogueName(c.epilogue) +
+                         " (quad-ordered B measured slower in the in-place "
+                         "kernel; not built)",
                      c.quadB);
-  if (c.park != 0 && c.park != 1)
-    return violation("park", "be 0 or 1", c.park);
-  if (c.park)
+  if (c.unsafe & ~kUnsafeMask)
+    return violation("unsafe",
+                     "be a set of skip_descriptor_drain (1) and "
+                     "skip_proxy_fence (2)",
+                     c.unsafe);
+  if (c.epilogue == Epilogue::Parked)
     return checkPark(c);
   return "";
 }
@@ -505,12 +693,17 @@ double
 dgemm::heuristics::estimateKGroupedMakespanUs(const KGroupedProblem &problem,
                                               const KernelConfig &config,
                                               const Target &target) {
-  std::vector<int64_t> ks = effectiveKs(problem);
-  if (problem.m <= 0 || problem.n <= 0 || ks.empty() || target.numSMs < 1)
+  constexpr double kUnmodelled = std::numeric_limits<double>::infinity();
+  if (!checkProblem(problem).empty() || config.blockM < 1 ||
+      config.blockN < 1 || target.numSMs > kMaxModelledSMs)
+    return kUnmodelled;
+  std::vector<GroupRun> ks = groupRuns(problem);
+  if (problem.m == 0 || problem.n == 0 || ks.empty() || target.numSMs < 1)
     return 0;
+  // At most 2^31 * 2^31 = 2^62 tiles per group (checkProblem).
   int64_t tilesPerGroup =
       ceilDiv(problem.m, config.blockM) * ceilDiv(problem.n, config.blockN);
-  int64_t numTiles = tilesPerGroup * static_cast<int64_t>(ks.size());
+  int64_t numTiles = satMul(tilesPerGroup, groupCount(ks));
   int64_t grid = std::min<int64_t>(target.numSMs, numTiles);
 
   double mathRate = kPeakFlopsPerSmPerUs * kMathEfficiencyBm128 *
@@ -519,20 +712,29 @@ dgemm::heuristics::estimateKGroupedMakespanUs(const KGroupedProblem &problem,
   double epilogueUs =
       tileElems * kEpilogueBytesPerElement / (kHbmBytesPerUs / target.numSMs);
 
-  // Tile t runs on CTA t % grid and a group's tiles are contiguous and equally
-  // expensive, so each group adds its cost q times to every CTA and once more
-  // to a cyclic run of r CTAs: O(groups + grid) instead of O(tiles).
+  // Tile t runs on CTA t % grid and a run's tiles are contiguous and equally
+  // expensive, so each run of c groups adds its cost q = c * T / grid times
+  // to every CTA and once more to a cyclic run of r = c * T % grid CTAs:
+  // O(runs + grid) instead of O(tiles). c * T may exceed 64 bits, so q is
+  // taken as c * (T / grid) + c * (T % grid) / grid, its first term in
+  // double, and only tile indices modulo grid are kept.
+  const int64_t wholeRounds = tilesPerGroup / grid;
+  const int64_t partRound = tilesPerGroup % grid; // < grid <= 2^16
   std::vector<double> extra(grid + 1, 0.0);
   double everyCta = 0;
-  int64_t first = 0;
-  for (int64_t k : ks) {
+  int64_t first = 0; // the run's first tile, modulo grid
+  for (const GroupRun &run : ks) {
     // Padded K: the last K block is loaded and multiplied whole.
-    double paddedK = static_cast<double>(ceilDiv(k, kBlockK) * kBlockK);
+    double paddedK = static_cast<double>(ceilDiv(run.k, kBlockK) * kBlockK);
     double cost = paddedK * 2 * tileElems / mathRate + epilogueUs +
-                  (k > 0 ? kPipelineFillUs : 0.0);
-    everyCta += static_cast<double>(tilesPerGroup / grid) * cost;
-    int64_t rem = tilesPerGroup % grid;
-    int64_t begin = first % grid;
+                  (run.k > 0 ? kPipelineFillUs : 0.0);
+    int64_t partTiles = run.count * partRound; // < 2^31 * 2^16
+    double rounds =
+        static_cast<double>(run.count) * static_cast<double>(wholeRounds) +
+        static_cast<double>(partTiles / grid);
+    everyCta += rounds * cost;
+    int64_t rem = partTiles % grid;
+    int64_t begin = first;
     int64_t end = begin + rem;
     extra[begin] += cost;
     if (end <= grid) {
@@ -542,7 +744,7 @@ dgemm::heuristics::estimateKGroupedMakespanUs(const KGroupedProblem &problem,
       extra[0] += cost;
       extra[end - grid] -= cost;
     }
-    first += tilesPerGroup;
+    first = (first + rem) % grid;
   }
   double running = 0, worst = 0;
   for (int64_t cta = 0; cta < grid; ++cta) {
@@ -587,6 +789,10 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   std::vector<KernelConfig> candidates = tileCandidates(target);
   if (candidates.empty()) // Nothing fits; let checkConfig report why.
     return makeCandidate(128, 128, target);
+  // Sizes the kernel cannot take: a valid kernel, so that the caller's
+  // argument checks report the problem instead of the configuration.
+  if (!checkProblem(problem).empty())
+    return candidates.front();
 
   std::vector<double> makespans;
   for (const KernelConfig &c : candidates)
@@ -600,10 +806,11 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
       break;
     }
   // Where the K blocks are: the short-group rules below compare the blocks
-  // of the groups up to a length with all blocks.
-  const std::vector<int64_t> ks = effectiveKs(problem);
-  const int64_t blocks =
-      blocksInGroupsUpTo(ks, std::numeric_limits<int64_t>::max());
+  // of the groups up to a length with all blocks. Within checkProblem's
+  // limits the sums below stay under 2^56, so doubling them is safe.
+  const std::vector<GroupRun> ks = groupRuns(problem);
+  const int64_t numGroups = groupCount(ks);
+  const int64_t blocks = blocksInGroupsUpTo(ks, kInt64Max);
   const int64_t blocksUpTo8 = blocksInGroupsUpTo(ks, kRedEpilogueTileBlocks);
   // The measured rules below come in two calibrations (calibrationFor).
   const bool onH200 = calibrationFor(target) == Calibration::H200;
@@ -614,9 +821,9 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
       inPlaceTime(ks, InPlaceEpilogue::Register, Calibration::H100);
   // On the H200 calibration the in-place epilogue is decided by modelled
   // time among all three (fastestInPlaceEpilogueH200).
-  const InPlaceEpilogue h200Epilogue =
-      onH200 && problem.inPlace ? fastestInPlaceEpilogueH200(ks)
-                                : InPlaceEpilogue::Parked;
+  const InPlaceEpilogue h200Epilogue = onH200 && problem.inPlace
+                                           ? fastestEpilogueH200(ks)
+                                           : InPlaceEpilogue::Parked;
   const bool registerOverPark =
       problem.inPlace && (onH200 ? h200Epilogue != InPlaceEpilogue::Parked
                                  : registerBeatsParkAt(ks, registerTime));
@@ -650,8 +857,8 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
     // calibrations: with it the H200 sweep's calls with a separate c came
     // within 1.4% of their fastest width (section 26).
     double shortTime =
-        inPlaceTimeUpTo(ks, kNarrowTileTimeMaxBlocks,
-                        InPlaceEpilogue::Register, Calibration::H100);
+        inPlaceTimeUpTo(ks, kNarrowTileTimeMaxBlocks, InPlaceEpilogue::Register,
+                        Calibration::H100);
     int narrow = 0;
     if (narrowBlocks > 0 && 2 * narrowBlocks >= blocks)
       narrow = 64;
@@ -682,9 +889,9 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // it than with the reduction kernel (one shape of 5 blocks 0.7% slower),
   // 7 blocks tied and 8 blocks ran 1-10% slower (bench/NOTES.md sections
   // 21 and 22, two calls each, both orders); on the H200 the seed shape
-  // (groups of 1-2 blocks) ran 1.2% faster with it (section 19). So a call whose groups of at most
-  // kRegisterEpilogueMaxBlocks blocks hold at least half of all blocks keeps
-  // the register epilogue.
+  // (groups of 1-2 blocks) ran 1.2% faster with it (section 19). So a call
+  // whose groups of at most kRegisterEpilogueMaxBlocks blocks hold at least
+  // half of all blocks keeps the register epilogue.
   //
   // Otherwise the register epilogue against the in-place kernel's parked
   // form, by modelled time rather than blocks (registerBeatsPark): the
@@ -700,20 +907,23 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // epilogue near 7 blocks instead of 12, and the reduction kernel beats
   // the register epilogue from 4 blocks (bench/NOTES.md section 26).
   if (problem.inPlace && onH200) {
-    if (h200Epilogue == InPlaceEpilogue::Reduction)
+    if (h200Epilogue == InPlaceEpilogue::Reduction) {
+      chosen.epilogue = Epilogue::Reduction;
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
-    else if (h200Epilogue == InPlaceEpilogue::Parked)
-      chosen.inPlaceOnly = 1;
+    } else if (h200Epilogue == InPlaceEpilogue::Parked) {
+      chosen.epilogue = Epilogue::InPlace;
+    }
   } else if (problem.inPlace) {
     int64_t registerBlocks = blocksInGroupsUpTo(ks, kRegisterEpilogueMaxBlocks);
     if (registerBlocks > 0 && 2 * registerBlocks >= blocks) {
       // The register epilogue, as with a separate c.
     } else if (blocksUpTo8 > 0 && 2 * blocksUpTo8 >= blocks) {
+      chosen.epilogue = Epilogue::Reduction;
       chosen.redMaxBlocks = kRedEpilogueTileBlocks;
     } else if (registerOverPark) {
       // The register epilogue again.
     } else {
-      chosen.inPlaceOnly = 1;
+      chosen.epilogue = Epilogue::InPlace;
     }
   }
   // Pairs of CTAs on neighbouring m-blocks share the B tile by TMA
@@ -722,11 +932,11 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // only for wide outputs: on the H200 it gained 3-11% at N = 7168 and
   // nothing (or lost) at N = 2048 (bench/NOTES.md). Not for the in-place
   // kernel, which measured 0-2.5% faster without it at N = 7168 (section 9).
-  int64_t mBlocks = (problem.m + chosen.blockM - 1) / chosen.blockM;
+  int64_t mBlocks = ceilDiv(problem.m, chosen.blockM);
   KernelConfig paired = chosen;
   paired.clusterM = 2;
-  if (!chosen.inPlaceOnly && mBlocks % 2 == 0 && problem.n >= kMulticastMinN &&
-      checkConfig(paired, target).empty())
+  if (!isInPlaceKernel(chosen.epilogue) && mBlocks % 2 == 0 &&
+      problem.n >= kMulticastMinN && checkConfig(paired, target).empty())
     chosen = paired;
   // Parked tiles: the math warpgroups hand each tile's sums to the
   // producer warpgroup's spare warps through shared memory and go on to the
@@ -737,16 +947,15 @@ dgemm::heuristics::selectKGroupedConfig(const KGroupedProblem &problem,
   // and 16); the parked 192-column kernel (3 stages) was slower than it on
   // every such shape. Short groups make the epilogue a larger share of each
   // tile. The overlap needs a next tile: at least two per SM.
-  if (chosen.inPlaceOnly && chosen.blockM == 128) {
+  if (chosen.epilogue == Epilogue::InPlace && chosen.blockM == 128) {
     KernelConfig parked = chosen;
     parked.blockN = 128;
-    parked.park = 1;
+    parked.epilogue = Epilogue::Parked;
     parked.stages = maxParkedStages(parked.blockM, parked.blockN, target);
-    int64_t tiles = ceilDiv(problem.m, parked.blockM) *
-                    ceilDiv(problem.n, parked.blockN) *
-                    static_cast<int64_t>(ks.size());
-    if (!ks.empty() &&
-        blocks <= kParkMaxMeanBlocks * static_cast<int64_t>(ks.size()) &&
+    int64_t tiles = satMul(ceilDiv(problem.m, parked.blockM) *
+                               ceilDiv(problem.n, parked.blockN),
+                           numGroups);
+    if (numGroups > 0 && blocks <= kParkMaxMeanBlocks * numGroups &&
         tiles >= 2 * static_cast<int64_t>(target.numSMs) &&
         parkFits(parked, target) && checkConfig(parked, target).empty())
       chosen = parked;
@@ -771,12 +980,13 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
   size_t registerEpilogue = candidates.size();
   for (size_t i = 0; i < registerEpilogue; ++i) {
     KernelConfig reducing = candidates[i];
+    reducing.epilogue = Epilogue::Reduction;
     reducing.redMaxBlocks = kRedEpilogueTileBlocks;
     candidates.push_back(reducing);
   }
   for (size_t i = 0; i < tiles; ++i) {
     KernelConfig inPlace = candidates[i];
-    inPlace.inPlaceOnly = 1;
+    inPlace.epilogue = Epilogue::InPlace;
     candidates.push_back(inPlace);
   }
   // The three-warpgroup tiles, never selected (kExtraBlockM), in the same
@@ -787,10 +997,11 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
       continue;
     candidates.push_back(config);
     KernelConfig reducing = config;
+    reducing.epilogue = Epilogue::Reduction;
     reducing.redMaxBlocks = kRedEpilogueTileBlocks;
     candidates.push_back(reducing);
     KernelConfig inPlace = config;
-    inPlace.inPlaceOnly = 1;
+    inPlace.epilogue = Epilogue::InPlace;
     candidates.push_back(inPlace);
   }
   // Then every kernel with a register or reduction epilogue again with
@@ -807,9 +1018,9 @@ dgemm::heuristics::candidateKGroupedConfigs(const Target &target) {
   // most stages that fit next to the park.
   for (size_t i = 0; i < natural; ++i) {
     KernelConfig parked = candidates[i];
-    if (!parked.inPlaceOnly)
+    if (parked.epilogue != Epilogue::InPlace)
       continue;
-    parked.park = 1;
+    parked.epilogue = Epilogue::Parked;
     parked.stages = maxParkedStages(parked.blockM, parked.blockN, target);
     if (parkFits(parked, target) && checkConfig(parked, target).empty())
       candidates.push_back(parked);
@@ -825,10 +1036,165 @@ int dgemm::heuristics::selectRasterBand(const KGroupedProblem &problem) {
   // 5.6% at 8 x 4096x7168 (32 MB); 1-2% slower at 16 x 4096x7168 (15 MB)
   // and unchanged within 1% at 4 and 8 x 7168x2048 (17 and 9 MB). Bands of
   // 16 matched 8 on the wide shapes and were slightly slower elsewhere.
-  std::vector<int64_t> ks = effectiveKs(problem);
-  if (ks.empty() || problem.n < 1)
+  if (!checkProblem(problem).empty())
     return 0;
-  const int64_t sumK = std::accumulate(ks.begin(), ks.end(), int64_t(0));
-  const int64_t meanBBytes = problem.n * (sumK / int64_t(ks.size()));
+  std::vector<GroupRun> ks = groupRuns(problem);
+  const int64_t numGroups = groupCount(ks);
+  if (numGroups == 0 || problem.n < 1)
+    return 0;
+  // Within checkProblem's limits: sum(K) < 2^62, n * mean K < 2^62.
+  int64_t sumK = 0;
+  for (const GroupRun &run : ks)
+    sumK += run.k * run.count;
+  const int64_t meanBBytes = problem.n * (sumK / numGroups);
   return meanBBytes >= kRasterBandMinBBytes ? kRasterBand : 0;
+}
+
+std::string dgemm::heuristics::checkOverrides(const ConfigOverrides &o) {
+  auto bad = [](const char *key, const std::string &rule, int64_t got) {
+    return std::string("the ") + key + " override must " + rule + ", got " +
+           std::to_string(got);
+  };
+  if (o.descSlots && *o.descSlots != 1 && *o.descSlots != 2)
+    return bad("desc_slots", "be 1 or 2", *o.descSlots);
+  if (o.clusterM && *o.clusterM != 1 && *o.clusterM != 2)
+    return bad("cluster_m", "be 1 or 2", *o.clusterM);
+  if (o.quadB && *o.quadB != 0 && *o.quadB != 1)
+    return bad("quad_b", "be 0 or 1", *o.quadB);
+  if (o.blockM && *o.blockM != 64 && *o.blockM != 128 && *o.blockM != 192)
+    return bad("block_m", "be 64, 128 or 192 (64 rows per math warpgroup)",
+               *o.blockM);
+  if (o.blockN && (*o.blockN < 8 || *o.blockN > kMaxBlockNForRegisters ||
+                   *o.blockN % 8 != 0))
+    return bad("block_n",
+               "be a multiple of 8 in [8, " +
+                   std::to_string(kMaxBlockNForRegisters) +
+                   "] (WGMMA N, register budget)",
+               *o.blockN);
+  if (o.stages && *o.stages < 2)
+    return bad("stages", "be >= 2", *o.stages);
+  if (o.redMaxBlocks &&
+      (*o.redMaxBlocks < 0 || *o.redMaxBlocks > kMaxRedMaxBlocks))
+    return bad("red_max_blocks",
+               "be in [0, " + std::to_string(kMaxRedMaxBlocks) + "]",
+               *o.redMaxBlocks);
+  if (o.epilogue && !parseEpilogue(epilogueName(*o.epilogue)))
+    return bad("epilogue",
+               "be register, reduction, in_place or parked (0 to 3)",
+               int(*o.epilogue));
+  if (o.epilogue && o.redMaxBlocks) {
+    bool reduction = *o.epilogue == Epilogue::Reduction;
+    if (reduction && *o.redMaxBlocks == 0)
+      return bad("red_max_blocks",
+                 "be > 0 with the epilogue override reduction", 0);
+    if (!reduction && *o.redMaxBlocks != 0)
+      return bad("red_max_blocks",
+                 std::string("be 0 with the epilogue override ") +
+                     epilogueName(*o.epilogue) +
+                     " (only the reduction epilogue has a bound)",
+                 *o.redMaxBlocks);
+  }
+  if (o.unsafe & ~kUnsafeMask)
+    return bad("unsafe",
+               "be a set of skip_descriptor_drain (1) and skip_proxy_fence (2)",
+               o.unsafe);
+  return "";
+}
+
+std::string dgemm::heuristics::applyOverrides(KernelConfig &config,
+                                              const ConfigOverrides &o,
+                                              const Target &target,
+                                              const KGroupedProblem *problem) {
+  if (std::string why = checkOverrides(o); !why.empty())
+    return why;
+  KernelConfig c = config;
+  auto valid = [&](const KernelConfig &k) {
+    return checkConfig(k, target).empty();
+  };
+  // Quad-ordered B is decided last, for the kernel the overrides leave.
+  const int ownQuadB = c.quadB;
+  c.quadB = 0;
+  if (o.descSlots)
+    c.descSlots = *o.descSlots;
+  if (o.clusterM)
+    c.clusterM = *o.clusterM;
+  // CTA pairs cannot park: the pair's in-place kernel.
+  unparkIfUnfit(c, target);
+  if (o.blockN) {
+    KernelConfig forced = c;
+    forced.blockN = *o.blockN;
+    unparkIfUnfit(forced, target);
+    forced.stages = mostStages(forced, target);
+    if (valid(forced))
+      c = forced;
+  }
+  if (o.blockM) {
+    KernelConfig forced = c;
+    forced.blockM = *o.blockM;
+    forced.mathWarpgroups = forced.blockM / 64;
+    unparkIfUnfit(forced, target);
+    forced.stages = mostStages(forced, target);
+    // Multicast pairs need an even m-block count (known with a problem), and
+    // none are built with three math warpgroups.
+    if (forced.clusterM == 2 &&
+        (forced.blockM == 192 || (problem && problem->m >= 0 &&
+                                  ceilDiv(problem->m, forced.blockM) % 2 != 0)))
+      forced.clusterM = 1;
+    if (valid(forced))
+      c = forced;
+  }
+  // Fewer stages than fit; applied again after every change of the most
+  // that fit.
+  auto applyStages = [&] {
+    if (o.stages && *o.stages <= mostStages(c, target)) {
+      KernelConfig forced = c;
+      forced.stages = *o.stages;
+      if (valid(forced))
+        c = forced;
+    }
+  };
+  applyStages();
+  // A call with a separate c has only the register epilogue.
+  if ((o.epilogue || o.redMaxBlocks) && (!problem || problem->inPlace)) {
+    Epilogue epilogue;
+    int redMaxBlocks = 0;
+    if (o.epilogue) {
+      epilogue = *o.epilogue;
+      if (epilogue == Epilogue::Reduction)
+        redMaxBlocks = o.redMaxBlocks.value_or(kRedEpilogueTileBlocks);
+    } else {
+      redMaxBlocks = *o.redMaxBlocks;
+      epilogue = redMaxBlocks > 0 ? Epilogue::Reduction : Epilogue::Register;
+    }
+    KernelConfig forced = c;
+    forced.epilogue = isInPlaceKernel(epilogue) ? Epilogue::InPlace : epilogue;
+    forced.redMaxBlocks = redMaxBlocks;
+    // The heuristics never pair the in-place kernel, so a bundle holds a
+    // paired one only when built with cluster-m=2: keep the pair only when
+    // the overrides asked for it.
+    if (isInPlaceKernel(epilogue) && forced.clusterM == 2 &&
+        o.clusterM.value_or(0) != 2)
+      forced.clusterM = 1;
+    forced.stages = mostStages(forced, target);
+    if (valid(forced)) {
+      c = forced;
+      // Parked where the tile can park, else the in-place kernel.
+      KernelConfig parked = c;
+      parked.epilogue = Epilogue::Parked;
+      parked.stages = mostStages(parked, target);
+      if (epilogue == Epilogue::Parked && parkFits(parked, target) &&
+          valid(parked))
+        c = parked;
+      applyStages();
+    }
+  }
+  int quadB = o.quadB ? *o.quadB : problem ? 1 : ownQuadB;
+  if (quadB) {
+    KernelConfig quad = c;
+    quad.quadB = 1;
+    c.quadB = valid(quad) && (!problem || problem->n % 16 == 0) ? 1 : 0;
+  }
+  c.unsafe = o.unsafe;
+  config = c;
+  return "";
 }

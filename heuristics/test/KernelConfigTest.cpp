@@ -5,13 +5,21 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <ostream>
 #include <set>
 #include <tuple>
 #include <utility>
 
 using namespace dgemm::heuristics;
+
+namespace dgemm::heuristics {
+// Readable failures of EXPECT_EQ on these types.
+void PrintTo(Epilogue e, std::ostream *os) { *os << epilogueName(e); }
+void PrintTo(const KernelConfig &c, std::ostream *os) { *os << c.entryName(); }
+} // namespace dgemm::heuristics
 
 namespace {
 
@@ -36,6 +44,16 @@ KGroupedProblem uniformProblem(int numGroups, int64_t m, int64_t n,
   return p;
 }
 
+/// Whether `c` is one of the in-place kernels (c must be d), as an int.
+int inPlaceKernel(const KernelConfig &c) {
+  return isInPlaceKernel(c.epilogue) ? 1 : 0;
+}
+
+/// Whether `c` parks its tiles, as an int.
+int parked(const KernelConfig &c) {
+  return c.epilogue == Epilogue::Parked ? 1 : 0;
+}
+
 /// The rejection message for `c`, which must name `field`.
 void expectRejected(const KernelConfig &c, const std::string &field) {
   std::string message = checkConfig(c, Target());
@@ -50,29 +68,104 @@ void expectRejected(const KernelConfig &c, const std::string &field) {
 
 TEST(SmemBytesFor, MatchesTheLayoutFormula) {
   // Pipeline: 1024 + align1024(s * ((bm + bn) * 128 + align128(bm * 4) +
-  // align128(bn * 4)) + 16s); then (bm / 64) * 2 * 4096 of epilogue buffers
-  // when they fit in 232448 bytes.
+  // align128(bn * 4)) + 16s); nothing after it (the TMA reduce-add
+  // epilogue's buffers are retired).
   EXPECT_EQ(pipelineSmemBytesFor(128, 128, 6),
             1024 + 203776); // 6 * 33808 = 202848 -> 203776
-  EXPECT_EQ(smemBytesFor(128, 128, 6), 1024 + 203776 + 2 * 2 * 4096);
-  EXPECT_EQ(smemBytesFor(128, 192, 5), 229376);
-  EXPECT_EQ(smemBytesFor(64, 64, 8), 145408);
-  EXPECT_EQ(smemBytesFor(64, 64, 0), 1024 + 8192);
+  EXPECT_EQ(pipelineSmemBytesFor(128, 192, 5), 212992);
+  EXPECT_EQ(pipelineSmemBytesFor(64, 64, 8), 137216);
+  EXPECT_EQ(pipelineSmemBytesFor(64, 64, 0), 1024);
 }
 
-TEST(SmemBytesFor, EpilogueBuffersNeverCostAStage) {
-  // 6 stages of 128 x 160 leave 3072 bytes: no room for 16 KiB of buffers.
-  EXPECT_FALSE(hasEpilogueBuffers(128, 160, 6));
-  EXPECT_EQ(smemBytesFor(128, 160, 6), pipelineSmemBytesFor(128, 160, 6));
-  EXPECT_EQ(smemBytesFor(128, 160, 6), 229376);
-  EXPECT_TRUE(hasEpilogueBuffers(128, 160, 5));
-  EXPECT_TRUE(hasEpilogueBuffers(128, 192, 5));
+TEST(SmemBytesFor, UnparkedKernelsTakeThePipelineOnly) {
+  for (Epilogue e :
+       {Epilogue::Register, Epilogue::Reduction, Epilogue::InPlace}) {
+    KernelConfig c = validConfig();
+    c.epilogue = e;
+    c.redMaxBlocks = e == Epilogue::Reduction ? 8 : 0;
+    EXPECT_EQ(c.smemBytes(), pipelineSmemBytesFor(128, 128, 6))
+        << epilogueName(e);
+  }
 }
 
-TEST(SmemBytesFor, EpilogueBuffersScaleWithMathWarpgroups) {
-  // Same pipeline bytes (bm + bn and the padded scale slices agree), one math
-  // warpgroup more: two more 4 KiB epilogue buffers.
-  EXPECT_EQ(smemBytesFor(128, 64, 3) - smemBytesFor(64, 128, 3), 8192);
+TEST(SmemBytesFor, SaturatesInsteadOfOverflowing) {
+  // 2^31 - 1 stages of 192 x 192: far past 2^31 bytes, but no overflow.
+  EXPECT_GT(pipelineSmemBytesFor(192, 192, 2147483647), int64_t(2147483647));
+  EXPECT_EQ(pipelineSmemBytesFor(2147483647, 2147483647, 2147483647),
+            std::numeric_limits<int64_t>::max());
+  KernelConfig c = validConfig();
+  c.stages = 2147483647;
+  EXPECT_EQ(c.smemBytes(), 2147483647); // saturated into an int
+  EXPECT_NE(checkConfig(c, Target()).find("smem_bytes"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared-memory layout
+//===----------------------------------------------------------------------===//
+
+TEST(SmemLayout, OffsetsOfAPipeline) {
+  KernelConfig c = validConfig(); // 128 x 128, 6 stages
+  SmemLayout l = smemLayoutFor(c);
+  EXPECT_EQ(l.stages, 6);
+  EXPECT_EQ(l.aBytes, 128 * 128);
+  EXPECT_EQ(l.bBytes, 128 * 128);
+  EXPECT_EQ(l.sfaBytes, 512);
+  EXPECT_EQ(l.sfbBytes, 512);
+  EXPECT_EQ(l.aBase, 0);
+  EXPECT_EQ(l.bBase, 6 * 16384);
+  EXPECT_EQ(l.sfaBase, 12 * 16384);
+  EXPECT_EQ(l.sfbBase, 12 * 16384 + 6 * 512);
+  EXPECT_EQ(l.fullBase, 12 * 16384 + 12 * 512);
+  EXPECT_EQ(l.emptyBase, 12 * 16384 + 12 * 512 + 6 * 8);
+  // 202848 bytes of pipeline rounded up to 1024.
+  EXPECT_EQ(l.parkBase, 203776);
+  EXPECT_EQ(l.parkBytes, 0);
+  EXPECT_EQ(l.totalBytes, 1024 + 203776);
+  EXPECT_EQ(l.totalBytes, c.smemBytes());
+}
+
+TEST(SmemLayout, PadsScaleSlicesAndPlacesThePark) {
+  // 64 x 40, 3 stages, parked (checkConfig would refuse the tile; the layout
+  // does not care): sfa 256 bytes, sfb 160 -> 256.
+  KernelConfig c = validConfig();
+  c.blockM = 64;
+  c.mathWarpgroups = 1;
+  c.blockN = 40;
+  c.stages = 3;
+  c.epilogue = Epilogue::Parked;
+  SmemLayout l = smemLayoutFor(c);
+  EXPECT_EQ(l.aBytes, 8192);
+  EXPECT_EQ(l.bBytes, 5120);
+  EXPECT_EQ(l.sfaBytes, 256);
+  EXPECT_EQ(l.sfbBytes, 256);
+  EXPECT_EQ(l.bBase, 3 * 8192);
+  EXPECT_EQ(l.sfaBase, 3 * 8192 + 3 * 5120);
+  EXPECT_EQ(l.sfbBase, l.sfaBase + 3 * 256);
+  EXPECT_EQ(l.fullBase, l.sfbBase + 3 * 256);
+  EXPECT_EQ(l.emptyBase, l.fullBase + 24);
+  EXPECT_EQ(l.emptyBase + 24, 41520);
+  EXPECT_EQ(l.parkBase, 41984); // 41520 rounded up to 1024
+  EXPECT_EQ(l.parkBytes, 64 * 40 * 4);
+  EXPECT_EQ(l.parkFullBarrier, 41984 + 10240);
+  EXPECT_EQ(l.parkEmptyBarrier, l.parkFullBarrier + 8);
+  EXPECT_EQ(l.parkRecord, l.parkFullBarrier + 16);
+  EXPECT_EQ(l.totalBytes, 1024 + 41984 + 10240 + 32);
+  EXPECT_EQ(l.totalBytes, parkedSmemBytesFor(64, 40, 3));
+  EXPECT_EQ(l.totalBytes, c.smemBytes());
+}
+
+TEST(SmemLayout, AgreesWithSmemBytesForEveryCandidate) {
+  for (const KernelConfig &c : candidateKGroupedConfigs(Target())) {
+    SCOPED_TRACE(c.entryName());
+    SmemLayout l = smemLayoutFor(c);
+    EXPECT_EQ(l.totalBytes, c.smemBytes());
+    EXPECT_EQ(l.parkBase % 1024, 0);
+    // Every region starts 128-byte aligned and fits within the total.
+    for (int64_t base : {l.bBase, l.sfaBase, l.sfbBase, l.fullBase})
+      EXPECT_EQ(base % 128, 0);
+    EXPECT_LE(1024 + l.parkRecord + 16, l.totalBytes + (parked(c) ? 0 : 32));
+    EXPECT_EQ(l.parkBytes, parked(c) ? c.blockM * c.blockN * 4 : 0);
+  }
 }
 
 TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
@@ -83,8 +176,7 @@ TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
   KernelConfig c = validConfig();
   c.blockN = 192;
   c.stages = 3;
-  c.inPlaceOnly = 1;
-  c.park = 1;
+  c.epilogue = Epilogue::Parked;
   EXPECT_TRUE(parkFits(c, h200));
   EXPECT_EQ(checkConfig(c, h200), "");
   EXPECT_EQ(maxParkedStages(128, 192, h200), 3);
@@ -94,16 +186,11 @@ TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
             "smem_bytes must be <= the target's max dynamic shared memory per "
             "block 232448, got 269344");
   c.stages = 3;
-  c.inPlaceOnly = 0; // the register epilogue has nothing to park
-  EXPECT_FALSE(parkFits(c, h200));
-  EXPECT_EQ(checkConfig(c, h200),
-            "in_place_only must be 1 with park = 1 (the workers add every "
-            "tile to d), got 0");
-  c.inPlaceOnly = 1;
   c.clusterM = 2;
   EXPECT_FALSE(parkFits(c, h200));
-  EXPECT_NE(checkConfig(c, h200).find("cluster_m must be 1 with park = 1"),
-            std::string::npos);
+  EXPECT_NE(
+      checkConfig(c, h200).find("cluster_m must be 1 with epilogue = parked"),
+      std::string::npos);
   c.clusterM = 1;
   c.blockN = 176; // not a multiple of 32
   EXPECT_FALSE(parkFits(c, h200));
@@ -120,10 +207,10 @@ TEST(ParkTile, FitsAt192ColumnsWithThreeStages) {
   c.mathWarpgroups = 1;
   EXPECT_NE(checkPark(c).find("math_warpgroups must be 2"), std::string::npos);
   c = validConfig();
-  c.stages = 4;
-  c.inPlaceOnly = 1;
-  c.park = 2;
-  EXPECT_EQ(checkConfig(c, h200), "park must be 0 or 1, got 2");
+  c.epilogue = Epilogue(7);
+  EXPECT_EQ(checkConfig(c, h200),
+            "epilogue must be register, reduction, in_place or parked (0 to "
+            "3), got 7");
 }
 
 TEST(ParkTile, UnparkIfUnfitKeepsWhatCanParkAndRefitsTheRest) {
@@ -131,8 +218,7 @@ TEST(ParkTile, UnparkIfUnfitKeepsWhatCanParkAndRefitsTheRest) {
   KernelConfig c = validConfig();
   c.blockN = 128;
   c.stages = 4;
-  c.inPlaceOnly = 1;
-  c.park = 1;
+  c.epilogue = Epilogue::Parked;
   KernelConfig kept = c;
   unparkIfUnfit(kept, h200);
   EXPECT_EQ(kept, c);
@@ -140,7 +226,7 @@ TEST(ParkTile, UnparkIfUnfitKeepsWhatCanParkAndRefitsTheRest) {
   // stages that fit without the park.
   c.clusterM = 2;
   unparkIfUnfit(c, h200);
-  EXPECT_EQ(c.park, 0);
+  EXPECT_EQ(c.epilogue, Epilogue::InPlace);
   EXPECT_EQ(c.stages, maxStages(128, 128, h200));
   EXPECT_EQ(checkConfig(c, h200), "");
   // A config without the park is left alone, whatever its stages.
@@ -155,33 +241,35 @@ TEST(ParkTile, NameAndMetaCountThePark) {
   KernelConfig c = validConfig();
   c.blockN = 192;
   c.stages = 3;
-  c.inPlaceOnly = 1;
-  EXPECT_NE(c.toMeta().find("\nsmem_bytes=" + std::to_string(c.smemBytes()) +
-                            "\n"),
-            std::string::npos);
+  c.epilogue = Epilogue::InPlace;
+  EXPECT_NE(
+      c.toMeta().find("\nsmem_bytes=" + std::to_string(c.smemBytes()) + "\n"),
+      std::string::npos);
   KernelConfig parked = c;
-  parked.park = 1;
+  parked.epilogue = Epilogue::Parked;
   EXPECT_NE(parked, c);
   EXPECT_EQ(parked.smemBytes(), 226336);
   EXPECT_EQ(parked.entryName(), c.entryName() + "_park");
   EXPECT_NE(parked.toMeta().find("\nsmem_bytes=226336\n"), std::string::npos);
-  EXPECT_NE(parked.toMeta().find("\npark=1\n"), std::string::npos);
-  EXPECT_NE(c.toMeta().find("\npark=0\n"), std::string::npos);
+  EXPECT_NE(parked.toMeta().find("\nepilogue=parked\n"), std::string::npos);
+  EXPECT_NE(c.toMeta().find("\nepilogue=in_place\n"), std::string::npos);
 }
 
 TEST(SmemBytesFor, PadsScaleSlicesTo128Bytes) {
   // block_n = 8: 32 bytes of sfb round up to 128; block_n = 40: 160 -> 256.
   // 2 * (72 * 128 + 256 + 128) + 32 = 19232 -> 19456;
   // 104 * 128 + 256 + 256 + 16 = 13840 -> 14336.
-  EXPECT_EQ(smemBytesFor(64, 8, 2), 1024 + 19456 + 8192);
-  EXPECT_EQ(smemBytesFor(64, 40, 1), 1024 + 14336 + 8192);
+  EXPECT_EQ(pipelineSmemBytesFor(64, 8, 2), 1024 + 19456);
+  EXPECT_EQ(pipelineSmemBytesFor(64, 40, 1), 1024 + 14336);
 }
 
 TEST(SmemBytesFor, MemberAgreesWithFreeFunction) {
   KernelConfig c = validConfig();
   c.blockN = 176;
   c.stages = 4;
-  EXPECT_EQ(c.smemBytes(), smemBytesFor(128, 176, 4));
+  EXPECT_EQ(c.smemBytes(), pipelineSmemBytesFor(128, 176, 4));
+  c.epilogue = Epilogue::Parked;
+  EXPECT_EQ(c.smemBytes(), parkedSmemBytesFor(128, 176, 4));
 }
 
 TEST(MaxStages, H200) {
@@ -195,9 +283,39 @@ TEST(MaxStages, H200) {
   EXPECT_EQ(maxStages(64, 64, h200), 8);
 }
 
+// The stage counts on an SM90 target (232448 bytes) before the TMA
+// reduce-add epilogue's buffers were retired: they never cost a stage there,
+// so retiring them changes none. For block_n = 8, 16, ..., 256.
+TEST(MaxStages, UnchangedByTheRetiredEpilogueBuffers) {
+  const std::vector<int> expected[3] = {
+      {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+       8, 8, 8, 7, 7, 7, 7, 6, 6, 6, 6, 6, 5, 5, 5, 5},
+      {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7, 7, 7, 7, 6,
+       6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4},
+      {8, 8, 8, 7, 7, 7, 7, 6, 6, 6, 6, 6, 5, 5, 5, 5,
+       5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3}};
+  const std::vector<int> expectedParked[3] = {
+      {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7,
+       7, 7, 6, 6, 6, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 3},
+      {8, 8, 8, 8, 8, 8, 8, 7, 7, 6, 6, 6, 5, 5, 5, 4,
+       4, 4, 4, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1},
+      {8, 7, 7, 6, 6, 6, 5, 5, 5, 4, 4, 4, 3, 3, 3, 3,
+       2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}};
+  const int blockMs[3] = {64, 128, 192};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 32; ++j) {
+      int blockN = 8 * (j + 1);
+      EXPECT_EQ(maxStages(blockMs[i], blockN, Target()), expected[i][j])
+          << blockMs[i] << " x " << blockN;
+      EXPECT_EQ(maxParkedStages(blockMs[i], blockN, Target()),
+                expectedParked[i][j])
+          << blockMs[i] << " x " << blockN;
+    }
+}
+
 TEST(MaxStages, IsTheLargestThatFits) {
   Target t;
-  t.maxSmemPerBlock = smemBytesFor(128, 128, 3);
+  t.maxSmemPerBlock = int(pipelineSmemBytesFor(128, 128, 3));
   EXPECT_EQ(maxStages(128, 128, t), 3);
   t.maxSmemPerBlock -= 1;
   EXPECT_EQ(maxStages(128, 128, t), 2);
@@ -396,6 +514,7 @@ TEST(KernelConfig, EntryName) {
 }
 
 TEST(KernelConfig, ToMeta) {
+  static_assert(kHeuristicsVersion == 1, "update the expected .meta");
   EXPECT_EQ(validConfig().toMeta(),
             "entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2\n"
             "kind=k_grouped_contiguous\n"
@@ -409,11 +528,12 @@ TEST(KernelConfig, ToMeta) {
             "threads=384\n"
             "cluster_m=1\n"
             "cluster_n=1\n"
-            "smem_bytes=221184\n"
+            "smem_bytes=204800\n"
             "red_max_blocks=0\n"
-            "in_place_only=0\n"
+            "epilogue=register\n"
             "quad_b=0\n"
-            "park=0\n");
+            "unsafe=none\n"
+            "heuristics_version=1\n");
   KernelConfig c = validConfig();
   c.clusterN = 2;
   std::string meta = c.toMeta();
@@ -421,54 +541,95 @@ TEST(KernelConfig, ToMeta) {
             std::string::npos);
   EXPECT_NE(meta.find("\ncluster_n=2\n"), std::string::npos);
   c = validConfig();
+  c.epilogue = Epilogue::Reduction;
   c.redMaxBlocks = 8;
   meta = c.toMeta();
   EXPECT_NE(meta.find("entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_red8\n"),
             std::string::npos);
-  EXPECT_NE(meta.find("\nred_max_blocks=8\n"), std::string::npos);
+  EXPECT_NE(meta.find("\nred_max_blocks=8\nepilogue=reduction\n"),
+            std::string::npos);
   c = validConfig();
-  c.inPlaceOnly = 1;
+  c.epilogue = Epilogue::InPlace;
   meta = c.toMeta();
   EXPECT_NE(meta.find("entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_ip\n"),
             std::string::npos);
-  EXPECT_NE(meta.find("\nin_place_only=1\n"), std::string::npos);
+  EXPECT_NE(meta.find("\nepilogue=in_place\n"), std::string::npos);
+  EXPECT_EQ(meta.find("in_place_only"), std::string::npos);
+  EXPECT_EQ(meta.find("park="), std::string::npos);
+  c = validConfig();
+  c.descSlots = 1;
+  c.unsafe = 0u | Unsafe::SkipDescriptorDrain;
+  meta = c.toMeta();
+  EXPECT_NE(meta.find("entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r1_unsafe_"
+                      "nodrain\n"),
+            std::string::npos);
+  EXPECT_NE(meta.find("\nunsafe=skip_descriptor_drain\n"), std::string::npos);
 }
 
-TEST(KernelConfig, InPlaceOnlyNamesAndDistinguishesTheKernel) {
+TEST(KernelConfig, InPlaceKernelNamesAndDistinguishesTheKernel) {
   KernelConfig c = validConfig();
   c.clusterM = 2;
-  c.inPlaceOnly = 1;
+  c.epilogue = Epilogue::InPlace;
   EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_ip");
   KernelConfig plain = c;
-  plain.inPlaceOnly = 0;
+  plain.epilogue = Epilogue::Register;
   EXPECT_NE(c, plain);
 }
 
-TEST(CheckConfig, RejectsInPlaceOnly) {
+TEST(KernelConfig, UnsafeNamesComeLastAndDistinguishTheKernel) {
   KernelConfig c = validConfig();
-  c.inPlaceOnly = 2;
-  expectRejected(c, "in_place_only");
-  EXPECT_EQ(checkConfig(c, Target()), "in_place_only must be 0 or 1, got 2");
-  c.inPlaceOnly = 1;
+  c.blockN = 128;
+  c.stages = 4;
+  c.epilogue = Epilogue::Parked;
+  c.unsafe = unsigned(Unsafe::SkipProxyFence);
+  EXPECT_EQ(c.entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s4_r2_ip_park_unsafe_nofence");
+  c.unsafe = unsigned(Unsafe::SkipDescriptorDrain | Unsafe::SkipProxyFence);
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s4_r2_ip_park_"
+                           "unsafe_nodrain_unsafe_nofence");
+  EXPECT_NE(
+      c.toMeta().find("\nunsafe=skip_descriptor_drain,skip_proxy_fence\n"),
+      std::string::npos);
+  KernelConfig safe = c;
+  safe.unsafe = 0;
+  EXPECT_NE(c, safe);
+  EXPECT_EQ(checkConfig(c, Target()), "");
+  c.unsafe = 4;
+  EXPECT_EQ(checkConfig(c, Target()),
+            "unsafe must be a set of skip_descriptor_drain (1) and "
+            "skip_proxy_fence (2), got 4");
+}
+
+TEST(CheckConfig, InPlaceKernelsHaveNoBoundNorQuadB) {
+  KernelConfig c = validConfig();
+  c.epilogue = Epilogue::InPlace;
   EXPECT_EQ(checkConfig(c, Target()), "");
   c.redMaxBlocks = 8;
   EXPECT_EQ(checkConfig(c, Target()),
-            "red_max_blocks must be 0 with in_place_only = 1 (the in-place "
-            "kernel reduces every tile), got 8");
+            "red_max_blocks must be 0 with epilogue = in_place (only the "
+            "reduction epilogue has a bound), got 8");
+  c.redMaxBlocks = 0;
+  c.quadB = 1;
+  EXPECT_EQ(checkConfig(c, Target()),
+            "quad_b must be 0 with epilogue = in_place (quad-ordered B "
+            "measured slower in the in-place kernel; not built), got 1");
 }
 
 TEST(KernelConfig, RedMaxBlocksNamesAndDistinguishesTheKernel) {
   KernelConfig c = validConfig();
   c.clusterM = 2;
+  c.epilogue = Epilogue::Reduction;
   c.redMaxBlocks = 8;
-  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_red8");
-  KernelConfig plain = c;
-  plain.redMaxBlocks = 0;
-  EXPECT_NE(c, plain);
+  EXPECT_EQ(c.entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_red8");
+  KernelConfig other = c;
+  other.redMaxBlocks = 4;
+  EXPECT_NE(c, other);
 }
 
 TEST(CheckConfig, RejectsRedMaxBlocks) {
   KernelConfig c = validConfig();
+  c.epilogue = Epilogue::Reduction;
   c.redMaxBlocks = -1;
   expectRejected(c, "red_max_blocks");
   EXPECT_EQ(checkConfig(c, Target()),
@@ -478,6 +639,63 @@ TEST(CheckConfig, RejectsRedMaxBlocks) {
   expectRejected(c, "red_max_blocks");
   c.redMaxBlocks = 1 << 20;
   EXPECT_EQ(checkConfig(c, Target()), "");
+  // Exactly the reduction epilogue has a bound.
+  c.redMaxBlocks = 0;
+  EXPECT_EQ(checkConfig(c, Target()),
+            "red_max_blocks must be > 0 with epilogue = reduction (the "
+            "longest tile, in K blocks, that reduces), got 0");
+  c.epilogue = Epilogue::Register;
+  c.redMaxBlocks = 8;
+  EXPECT_EQ(checkConfig(c, Target()),
+            "red_max_blocks must be 0 with epilogue = register (only the "
+            "reduction epilogue has a bound), got 8");
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue and Unsafe names
+//===----------------------------------------------------------------------===//
+
+TEST(Epilogue, NamesRoundTrip) {
+  const std::pair<Epilogue, const char *> names[] = {
+      {Epilogue::Register, "register"},
+      {Epilogue::Reduction, "reduction"},
+      {Epilogue::InPlace, "in_place"},
+      {Epilogue::Parked, "parked"}};
+  for (const auto &[epilogue, name] : names) {
+    EXPECT_STREQ(epilogueName(epilogue), name);
+    EXPECT_EQ(parseEpilogue(name), epilogue);
+  }
+  EXPECT_STREQ(epilogueName(Epilogue(4)), "invalid");
+  for (const char *bad :
+       {"", "Register", "in-place", "inplace", "park", "invalid", "register "})
+    EXPECT_EQ(parseEpilogue(bad), std::nullopt) << bad;
+  EXPECT_FALSE(isInPlaceKernel(Epilogue::Register));
+  EXPECT_FALSE(isInPlaceKernel(Epilogue::Reduction));
+  EXPECT_TRUE(isInPlaceKernel(Epilogue::InPlace));
+  EXPECT_TRUE(isInPlaceKernel(Epilogue::Parked));
+}
+
+TEST(Unsafe, NamesRoundTrip) {
+  const unsigned drain = unsigned(Unsafe::SkipDescriptorDrain);
+  const unsigned fence = unsigned(Unsafe::SkipProxyFence);
+  EXPECT_EQ(unsafeNames(0), "");
+  EXPECT_EQ(unsafeNames(drain), "skip_descriptor_drain");
+  EXPECT_EQ(unsafeNames(fence), "skip_proxy_fence");
+  EXPECT_EQ(unsafeNames(drain | fence),
+            "skip_descriptor_drain,skip_proxy_fence");
+  EXPECT_EQ(unsafeNames(8), "bit3");
+  for (unsigned bits : {0u, drain, fence, drain | fence})
+    EXPECT_EQ(parseUnsafe(bits ? unsafeNames(bits) : "none"), bits);
+  EXPECT_EQ(parseUnsafe("skip_proxy_fence,skip_descriptor_drain"),
+            drain | fence);
+  for (const char *bad :
+       {"", "None", "none,skip_proxy_fence", "skip_proxy_fence,",
+        ",skip_proxy_fence", "skip_proxy_fence,skip_proxy_fence",
+        "skip_descriptor_drain, skip_proxy_fence", "nodrain", "bit3"})
+    EXPECT_EQ(parseUnsafe(bad), std::nullopt) << bad;
+  EXPECT_EQ(Unsafe::SkipDescriptorDrain & Unsafe::SkipProxyFence, Unsafe::None);
+  EXPECT_EQ(unsigned(Unsafe::SkipDescriptorDrain | Unsafe::SkipProxyFence),
+            kUnsafeMask);
 }
 
 //===----------------------------------------------------------------------===//
@@ -497,13 +715,13 @@ TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
     EXPECT_EQ(checkConfig(c, h200), "");
     EXPECT_EQ(c.descSlots, 2);
     size_t index = size_t(&c - candidates.data());
-    EXPECT_EQ(c.park, index >= 138 ? 1 : 0);
+    EXPECT_EQ(parked(c), index >= 138 ? 1 : 0);
     if (index >= 138) {
       // The in-place twin is a candidate; the park takes stages.
       EXPECT_TRUE(parkFits(c, h200));
       EXPECT_EQ(c.stages, maxParkedStages(c.blockM, c.blockN, h200));
       KernelConfig twin = c;
-      twin.park = 0;
+      twin.epilogue = Epilogue::InPlace;
       twin.stages = maxStages(c.blockM, c.blockN, h200);
       EXPECT_NE(std::find(candidates.begin(), candidates.begin() + 138, twin),
                 candidates.begin() + 138);
@@ -519,7 +737,7 @@ TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
       natural.quadB = 0;
       EXPECT_NE(std::find(candidates.begin(), candidates.begin() + 82, natural),
                 candidates.begin() + 82);
-      EXPECT_EQ(c.inPlaceOnly, 0);
+      EXPECT_EQ(inPlaceKernel(c), 0);
       EXPECT_EQ(c.blockN % (16 * c.clusterM), 0);
       EXPECT_TRUE(names.insert(c.entryName()).second) << "duplicate";
       continue;
@@ -531,19 +749,176 @@ TEST(Candidates, AllValidUniqueAndMaximallyStaged) {
       EXPECT_LE(c.blockN, 128);
       EXPECT_EQ(c.redMaxBlocks,
                 (index - 70) % 3 == 1 ? kRedEpilogueTileBlocks : 0);
-      EXPECT_EQ(c.inPlaceOnly, (index - 70) % 3 == 2 ? 1 : 0);
+      EXPECT_EQ(inPlaceKernel(c), (index - 70) % 3 == 2 ? 1 : 0);
       EXPECT_TRUE(names.insert(c.entryName()).second) << "duplicate";
       continue;
     }
     EXPECT_NE(c.blockM, 192);
     EXPECT_EQ(c.redMaxBlocks,
               index >= 28 && index < 56 ? kRedEpilogueTileBlocks : 0);
-    EXPECT_EQ(c.inPlaceOnly, index >= 56 ? 1 : 0);
+    EXPECT_EQ(inPlaceKernel(c), index >= 56 ? 1 : 0);
     EXPECT_EQ(c.clusterN, 1);
     EXPECT_EQ(c.numSMs, 132);
     EXPECT_EQ(c.blockN % 16, 0);
     EXPECT_TRUE(names.insert(c.entryName()).second) << "duplicate";
   }
+}
+
+// The entry names of the default target's candidates as the code wrote them
+// before the epilogue became an enum (in_place_only and park): renaming the
+// fields must not rename a kernel, or existing bundles would miss them.
+TEST(Candidates, EntryNamesUnchanged) {
+  const char *const expected[] = {
+      "bm128_bn192_s5_r2",
+      "bm128_bn160_s6_r2",
+      "bm128_bn144_s6_r2",
+      "bm128_bn128_s6_r2",
+      "bm128_bn112_s7_r2",
+      "bm128_bn96_s7_r2",
+      "bm128_bn64_s8_r2",
+      "bm64_bn192_s6_r2",
+      "bm64_bn160_s7_r2",
+      "bm64_bn144_s8_r2",
+      "bm64_bn128_s8_r2",
+      "bm64_bn112_s8_r2",
+      "bm64_bn96_s8_r2",
+      "bm64_bn64_s8_r2",
+      "bm128_bn192_s5_r2_c2x1",
+      "bm128_bn160_s6_r2_c2x1",
+      "bm128_bn144_s6_r2_c2x1",
+      "bm128_bn128_s6_r2_c2x1",
+      "bm128_bn112_s7_r2_c2x1",
+      "bm128_bn96_s7_r2_c2x1",
+      "bm128_bn64_s8_r2_c2x1",
+      "bm64_bn192_s6_r2_c2x1",
+      "bm64_bn160_s7_r2_c2x1",
+      "bm64_bn144_s8_r2_c2x1",
+      "bm64_bn128_s8_r2_c2x1",
+      "bm64_bn112_s8_r2_c2x1",
+      "bm64_bn96_s8_r2_c2x1",
+      "bm64_bn64_s8_r2_c2x1",
+      "bm128_bn192_s5_r2_red8",
+      "bm128_bn160_s6_r2_red8",
+      "bm128_bn144_s6_r2_red8",
+      "bm128_bn128_s6_r2_red8",
+      "bm128_bn112_s7_r2_red8",
+      "bm128_bn96_s7_r2_red8",
+      "bm128_bn64_s8_r2_red8",
+      "bm64_bn192_s6_r2_red8",
+      "bm64_bn160_s7_r2_red8",
+      "bm64_bn144_s8_r2_red8",
+      "bm64_bn128_s8_r2_red8",
+      "bm64_bn112_s8_r2_red8",
+      "bm64_bn96_s8_r2_red8",
+      "bm64_bn64_s8_r2_red8",
+      "bm128_bn192_s5_r2_c2x1_red8",
+      "bm128_bn160_s6_r2_c2x1_red8",
+      "bm128_bn144_s6_r2_c2x1_red8",
+      "bm128_bn128_s6_r2_c2x1_red8",
+      "bm128_bn112_s7_r2_c2x1_red8",
+      "bm128_bn96_s7_r2_c2x1_red8",
+      "bm128_bn64_s8_r2_c2x1_red8",
+      "bm64_bn192_s6_r2_c2x1_red8",
+      "bm64_bn160_s7_r2_c2x1_red8",
+      "bm64_bn144_s8_r2_c2x1_red8",
+      "bm64_bn128_s8_r2_c2x1_red8",
+      "bm64_bn112_s8_r2_c2x1_red8",
+      "bm64_bn96_s8_r2_c2x1_red8",
+      "bm64_bn64_s8_r2_c2x1_red8",
+      "bm128_bn192_s5_r2_ip",
+      "bm128_bn160_s6_r2_ip",
+      "bm128_bn144_s6_r2_ip",
+      "bm128_bn128_s6_r2_ip",
+      "bm128_bn112_s7_r2_ip",
+      "bm128_bn96_s7_r2_ip",
+      "bm128_bn64_s8_r2_ip",
+      "bm64_bn192_s6_r2_ip",
+      "bm64_bn160_s7_r2_ip",
+      "bm64_bn144_s8_r2_ip",
+      "bm64_bn128_s8_r2_ip",
+      "bm64_bn112_s8_r2_ip",
+      "bm64_bn96_s8_r2_ip",
+      "bm64_bn64_s8_r2_ip",
+      "bm192_bn128_s5_r2",
+      "bm192_bn128_s5_r2_red8",
+      "bm192_bn128_s5_r2_ip",
+      "bm192_bn112_s5_r2",
+      "bm192_bn112_s5_r2_red8",
+      "bm192_bn112_s5_r2_ip",
+      "bm192_bn96_s6_r2",
+      "bm192_bn96_s6_r2_red8",
+      "bm192_bn96_s6_r2_ip",
+      "bm192_bn64_s6_r2",
+      "bm192_bn64_s6_r2_red8",
+      "bm192_bn64_s6_r2_ip",
+      "bm128_bn192_s5_r2_q",
+      "bm128_bn160_s6_r2_q",
+      "bm128_bn144_s6_r2_q",
+      "bm128_bn128_s6_r2_q",
+      "bm128_bn112_s7_r2_q",
+      "bm128_bn96_s7_r2_q",
+      "bm128_bn64_s8_r2_q",
+      "bm64_bn192_s6_r2_q",
+      "bm64_bn160_s7_r2_q",
+      "bm64_bn144_s8_r2_q",
+      "bm64_bn128_s8_r2_q",
+      "bm64_bn112_s8_r2_q",
+      "bm64_bn96_s8_r2_q",
+      "bm64_bn64_s8_r2_q",
+      "bm128_bn192_s5_r2_c2x1_q",
+      "bm128_bn160_s6_r2_c2x1_q",
+      "bm128_bn128_s6_r2_c2x1_q",
+      "bm128_bn96_s7_r2_c2x1_q",
+      "bm128_bn64_s8_r2_c2x1_q",
+      "bm64_bn192_s6_r2_c2x1_q",
+      "bm64_bn160_s7_r2_c2x1_q",
+      "bm64_bn128_s8_r2_c2x1_q",
+      "bm64_bn96_s8_r2_c2x1_q",
+      "bm64_bn64_s8_r2_c2x1_q",
+      "bm128_bn192_s5_r2_red8_q",
+      "bm128_bn160_s6_r2_red8_q",
+      "bm128_bn144_s6_r2_red8_q",
+      "bm128_bn128_s6_r2_red8_q",
+      "bm128_bn112_s7_r2_red8_q",
+      "bm128_bn96_s7_r2_red8_q",
+      "bm128_bn64_s8_r2_red8_q",
+      "bm64_bn192_s6_r2_red8_q",
+      "bm64_bn160_s7_r2_red8_q",
+      "bm64_bn144_s8_r2_red8_q",
+      "bm64_bn128_s8_r2_red8_q",
+      "bm64_bn112_s8_r2_red8_q",
+      "bm64_bn96_s8_r2_red8_q",
+      "bm64_bn64_s8_r2_red8_q",
+      "bm128_bn192_s5_r2_c2x1_red8_q",
+      "bm128_bn160_s6_r2_c2x1_red8_q",
+      "bm128_bn128_s6_r2_c2x1_red8_q",
+      "bm128_bn96_s7_r2_c2x1_red8_q",
+      "bm128_bn64_s8_r2_c2x1_red8_q",
+      "bm64_bn192_s6_r2_c2x1_red8_q",
+      "bm64_bn160_s7_r2_c2x1_red8_q",
+      "bm64_bn128_s8_r2_c2x1_red8_q",
+      "bm64_bn96_s8_r2_c2x1_red8_q",
+      "bm64_bn64_s8_r2_c2x1_red8_q",
+      "bm192_bn128_s5_r2_q",
+      "bm192_bn128_s5_r2_red8_q",
+      "bm192_bn112_s5_r2_q",
+      "bm192_bn112_s5_r2_red8_q",
+      "bm192_bn96_s6_r2_q",
+      "bm192_bn96_s6_r2_red8_q",
+      "bm192_bn64_s6_r2_q",
+      "bm192_bn64_s6_r2_red8_q",
+      "bm128_bn192_s3_r2_ip_park",
+      "bm128_bn160_s3_r2_ip_park",
+      "bm128_bn128_s4_r2_ip_park",
+      "bm128_bn96_s6_r2_ip_park",
+      "bm128_bn64_s7_r2_ip_park",
+  };
+  std::vector<KernelConfig> candidates = candidateKGroupedConfigs(Target());
+  ASSERT_EQ(candidates.size(), std::size(expected));
+  for (size_t i = 0; i < candidates.size(); ++i)
+    EXPECT_EQ(candidates[i].entryName(),
+              std::string("dgemm_kgrouped_fp8_1d1d_") + expected[i])
+        << "candidate " << i;
 }
 
 TEST(Candidates, DeterministicOrder) {
@@ -555,10 +930,10 @@ TEST(Candidates, DeterministicOrder) {
   EXPECT_EQ(a.front().entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2");
   // Then the same tiles with B multicast across CTA pairs.
   EXPECT_EQ(a[13].entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2");
-  EXPECT_EQ(a[27].entryName(),
-            "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1");
+  EXPECT_EQ(a[27].entryName(), "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1");
   // Then all of them with the reduction epilogue.
-  EXPECT_EQ(a[28].entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_red8");
+  EXPECT_EQ(a[28].entryName(),
+            "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_red8");
   EXPECT_EQ(a[55].entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm64_bn64_s8_r2_c2x1_red8");
   // Then every tile shape as an in-place kernel, never paired.
@@ -595,8 +970,8 @@ TEST(Candidates, FollowTheTarget) {
     SCOPED_TRACE(c.entryName());
     EXPECT_EQ(checkConfig(c, t), "");
     EXPECT_EQ(c.numSMs, 78);
-    EXPECT_EQ(c.stages, c.park ? maxParkedStages(c.blockM, c.blockN, t)
-                               : maxStages(c.blockM, c.blockN, t));
+    EXPECT_EQ(c.stages, parked(c) ? maxParkedStages(c.blockM, c.blockN, t)
+                                  : maxStages(c.blockM, c.blockN, t));
   }
 }
 
@@ -754,7 +1129,7 @@ TEST(Select, QuadOrderedB) {
   KGroupedProblem longGroups = uniformProblem(4, 2048, 2048, 8192);
   longGroups.inPlace = true;
   KernelConfig inPlace = selectKGroupedConfig(longGroups, h200);
-  EXPECT_EQ(inPlace.inPlaceOnly, 1);
+  EXPECT_EQ(inPlaceKernel(inPlace), 1);
   EXPECT_EQ(inPlace.quadB, 0);
   // N % 16 != 0: B's rows in order (the 5-D map has whole 16-row groups).
   for (int64_t n : {2056, 2052, 200}) {
@@ -766,7 +1141,7 @@ TEST(Select, QuadOrderedB) {
   KernelConfig c = validConfig();
   EXPECT_TRUE(quadBFits(c, 2048, h200));
   EXPECT_FALSE(quadBFits(c, 2040, h200));
-  c.inPlaceOnly = 1;
+  c.epilogue = Epilogue::InPlace;
   EXPECT_FALSE(quadBFits(c, 2048, h200));
   c = validConfig();
   c.blockN = 144;
@@ -781,9 +1156,9 @@ TEST(Select, QuadOrderedB) {
   EXPECT_EQ(checkConfig(c, h200), "");
   EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
   EXPECT_NE(c.toMeta().find("\nquad_b=1\n"), std::string::npos);
-  c.inPlaceOnly = 1;
+  c.epilogue = Epilogue::InPlace;
   expectRejected(c, "quad_b");
-  c.inPlaceOnly = 0;
+  c.epilogue = Epilogue::Register;
   c.quadB = 2;
   expectRejected(c, "quad_b");
 }
@@ -803,18 +1178,19 @@ TEST(Select, MulticastNeedsEvenMBlocksAndWideN) {
 
 INSTANTIATE_TEST_SUITE_P(
     H200, DeepGemmKGroupedShapes,
-    ::testing::Values(PinnedShape{"G4_M4096_N7168_K8192", 4, 4096, 7168, 8192,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_q"},
-                      PinnedShape{"G4_M7168_N2048_K8192", 4, 7168, 2048, 8192,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_q"},
-                      PinnedShape{"G8_M4096_N7168_K4096", 8, 4096, 7168, 4096,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_q"},
-                      PinnedShape{"G8_M7168_N2048_K4096", 8, 7168, 2048, 4096,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q"},
-                      PinnedShape{"G16_M4096_N7168_K2048", 16, 4096, 7168, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_q"},
-                      PinnedShape{"G16_M7168_N2048_K2048", 16, 7168, 2048, 2048,
-                                  "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q"}),
+    ::testing::Values(
+        PinnedShape{"G4_M4096_N7168_K8192", 4, 4096, 7168, 8192,
+                    "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_q"},
+        PinnedShape{"G4_M7168_N2048_K8192", 4, 7168, 2048, 8192,
+                    "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_q"},
+        PinnedShape{"G8_M4096_N7168_K4096", 8, 4096, 7168, 4096,
+                    "dgemm_kgrouped_fp8_1d1d_bm128_bn192_s5_r2_c2x1_q"},
+        PinnedShape{"G8_M7168_N2048_K4096", 8, 7168, 2048, 4096,
+                    "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q"},
+        PinnedShape{"G16_M4096_N7168_K2048", 16, 4096, 7168, 2048,
+                    "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_q"},
+        PinnedShape{"G16_M7168_N2048_K2048", 16, 7168, 2048, 2048,
+                    "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q"}),
     [](const ::testing::TestParamInfo<PinnedShape> &info) {
       return std::string(info.param.name);
     });
@@ -831,7 +1207,7 @@ TEST(Select, SeedShapePinned) {
   // multicast to pay; quad-ordered B (N is a multiple of 16).
   EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn64_s8_r2_q");
   EXPECT_EQ(c.threads(), 384);
-  EXPECT_EQ(c.smemBytes(), 221184);
+  EXPECT_EQ(c.smemBytes(), 204800);
 }
 
 TEST(Select, Deterministic) {
@@ -933,26 +1309,31 @@ TEST(Select, NarrowTilesForShortGroups) {
   Target h200;
   // Groups of 1-6 K blocks: 64 columns, whatever the model prefers; the
   // other decisions as usual (here CTA pairs: N >= 4096, 32 m-blocks).
-  KernelConfig c = selectKGroupedConfig(uniformProblem(16, 4096, 4096, 512), h200);
+  KernelConfig c =
+      selectKGroupedConfig(uniformProblem(16, 4096, 4096, 512), h200);
   EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn64_s8_r2_c2x1_q");
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(4, 4096, 7168, 768), h200).blockN,
-            64);
+  EXPECT_EQ(
+      selectKGroupedConfig(uniformProblem(4, 4096, 7168, 768), h200).blockN,
+      64);
   // 7-8 blocks: at most 128 columns.
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 1024), h200)
                 .entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_q");
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, 896), h200).blockN,
-            128);
+  EXPECT_EQ(
+      selectKGroupedConfig(uniformProblem(8, 4096, 2048, 896), h200).blockN,
+      128);
   EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 4096, 1408), h200)
                 .entryName(),
             "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2_c2x1_q");
   // 9-16 blocks: at most 128 columns too (by modelled time, below); longer
   // groups keep the model's width.
-  for (auto [k, blockN] : {std::pair<int64_t, int>{1152, 128}, {1536, 128},
-                           {2048, 128}, {2176, 192}})
-    EXPECT_EQ(selectKGroupedConfig(uniformProblem(8, 4096, 2048, k), h200)
-                  .blockN,
-              blockN)
+  for (auto [k, blockN] : {std::pair<int64_t, int>{1152, 128},
+                           {1536, 128},
+                           {2048, 128},
+                           {2176, 192}})
+    EXPECT_EQ(
+        selectKGroupedConfig(uniformProblem(8, 4096, 2048, k), h200).blockN,
+        blockN)
         << "K " << k;
   // Half of the blocks in groups of at most 6 blocks narrows to 64; less,
   // with half of the modelled time in groups of at most 16 blocks, to 128;
@@ -976,18 +1357,19 @@ TEST(Select, NarrowTilesForShortGroups) {
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
   // Not where 64 columns would pad N more (260 columns: 320 against the
   // model's 288; 2160: 2176 against none), and not for one-warpgroup tiles.
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(3, 2048, 260, 256), h200)
-                .entryName(),
-            "dgemm_kgrouped_fp8_1d1d_bm128_bn144_s6_r2");
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(3, 2048, 2160, 256), h200)
-                .blockN,
-            144);
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(3, 4096, 260, 256), h200)
-                .entryName(),
-            "dgemm_kgrouped_fp8_1d1d_bm64_bn144_s8_r2");
+  EXPECT_EQ(
+      selectKGroupedConfig(uniformProblem(3, 2048, 260, 256), h200).entryName(),
+      "dgemm_kgrouped_fp8_1d1d_bm128_bn144_s6_r2");
+  EXPECT_EQ(
+      selectKGroupedConfig(uniformProblem(3, 2048, 2160, 256), h200).blockN,
+      144);
+  EXPECT_EQ(
+      selectKGroupedConfig(uniformProblem(3, 4096, 260, 256), h200).entryName(),
+      "dgemm_kgrouped_fp8_1d1d_bm64_bn144_s8_r2");
   // M = 64: the model's one-warpgroup tile stays (a 128-row one would be
   // half padding), though 64 columns would pad N = 2304 no more.
-  KernelConfig small = selectKGroupedConfig(uniformProblem(4, 64, 2304, 256), h200);
+  KernelConfig small =
+      selectKGroupedConfig(uniformProblem(4, 64, 2304, 256), h200);
   EXPECT_EQ(small.blockM, 64);
   EXPECT_NE(small.blockN, 64) << small.entryName();
 }
@@ -1011,8 +1393,9 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   seed.ks = {1024, 1024, 1024, 1024};
   KernelConfig reducing = selectKGroupedConfig(seed, h200);
   EXPECT_EQ(reducing.redMaxBlocks, kRedEpilogueTileBlocks);
-  EXPECT_EQ(reducing.inPlaceOnly, 0);
+  EXPECT_EQ(reducing.epilogue, Epilogue::Reduction);
   separate = reducing;
+  separate.epilogue = Epilogue::Register;
   separate.redMaxBlocks = 0;
   seed.inPlace = false;
   EXPECT_EQ(selectKGroupedConfig(seed, h200), separate);
@@ -1022,12 +1405,12 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   KGroupedProblem p = uniformProblem(4, 4096, 4096, 768);
   p.inPlace = true;
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 0);
   p.ks = {768, 768, 640, 1024}; // 6 + 6 + 5 short, 8 not: 17 of 25
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   p.ks = {768, 768, 1536, 0}; // 12 of 24: exactly half
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 0);
   p.ks = {768, 768, 1024, 1024}; // 12 of 28: the reductions
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, kRedEpilogueTileBlocks);
   p.ks = {768, 0, 0, 769}; // 6 of 13 (the padded 7): the reductions
@@ -1037,9 +1420,9 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   p.ks = {768, 0, 4096, 0}; // 6 of 38, but the 6-block tile costs the
   // park as much as a 12-block one: the register epilogue (registerBeatsPark)
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 0);
   p.ks = {768, 0, 12288, 0}; // 6 against 96: the in-place kernel
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 1);
 
   // Groups of up to 8 padded blocks (their tiles reduce) must hold at least
   // as many blocks as the longer ones.
@@ -1054,26 +1437,26 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   // park's (registerBeatsPark).
   p.ks = {1024, 0, 1152, 0}; // 8 + 9 of 17
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 0);
   p.ks = {1024, 0, 1536, 0}; // 8 short, 12 long
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 0);
   p = uniformProblem(8, 4096, 4096, 128 * kRegisterOverParkMaxBlocks);
   p.inPlace = true;
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).park, 0);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 0);
+  EXPECT_EQ(parked(selectKGroupedConfig(p, h200)), 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
   EXPECT_EQ(selectKGroupedConfig(p, h200).clusterM, 2); // as with a separate c
   // 11 + 11 + 12 blocks: even within the margin, so the park.
   p.ks = {1408, 1408, 1536, 0, 0, 0, 0, 0};
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 1);
   p.ks = {1408, 1408, 1536, 1536, 0, 0, 0, 0};
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 1);
   p = uniformProblem(8, 4096, 4096, 128 * (kRegisterOverParkMaxBlocks + 1));
   p.inPlace = true;
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).park, 1);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 1);
+  EXPECT_EQ(parked(selectKGroupedConfig(p, h200)), 1);
   // Groups of two lengths, as measured (bench/NOTES.md section 24): short
   // groups holding 11% of the blocks (8 of 2 blocks beside 8 of 16) make
   // the register epilogue faster; 4% (4 of 2 beside 12 of 16) do not.
@@ -1081,30 +1464,30 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   p.inPlace = true;
   p.ks.assign(16, 2048);
   std::fill(p.ks.begin(), p.ks.begin() + 8, 256);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).blockN, 128);
   std::fill(p.ks.begin() + 4, p.ks.begin() + 8, 2048);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).park, 1);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 1);
+  EXPECT_EQ(parked(selectKGroupedConfig(p, h200)), 1);
   p = uniformProblem(16, 4096, 4096, 3072); // 12 of 4 beside 4 of 24
   p.inPlace = true;
   p.ks.assign(16, 3072);
   std::fill(p.ks.begin(), p.ks.begin() + 12, 512);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 0);
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
   p = uniformProblem(4, 4096, 4096, 1024);
   p.inPlace = true;
   p.ks = {0, 0, 0, 0}; // nothing to reduce
   EXPECT_EQ(selectKGroupedConfig(p, h200).redMaxBlocks, 0);
-  EXPECT_EQ(selectKGroupedConfig(p, h200).inPlaceOnly, 1);
+  EXPECT_EQ(inPlaceKernel(selectKGroupedConfig(p, h200)), 1);
   // The large shapes: the in-place kernel in place, the register
   // epilogue with a separate c; the tile is the same, and the in-place
   // kernel never multicasts (N = 7168, an even m-block count).
   KGroupedProblem wide = uniformProblem(4, 4096, 7168, 8192);
   wide.inPlace = true;
   KernelConfig wideInPlace = selectKGroupedConfig(wide, h200);
-  EXPECT_EQ(wideInPlace.inPlaceOnly, 1);
+  EXPECT_EQ(inPlaceKernel(wideInPlace), 1);
   EXPECT_EQ(wideInPlace.clusterM, 1);
   wide.inPlace = false;
   EXPECT_EQ(selectKGroupedConfig(wide, h200).clusterM, 2);
@@ -1112,24 +1495,24 @@ TEST(Select, ReductionEpilogueOnlyInPlaceWithShortGroups) {
   large.inPlace = true;
   KernelConfig inPlace = selectKGroupedConfig(large, h200);
   EXPECT_EQ(inPlace.redMaxBlocks, 0);
-  EXPECT_EQ(inPlace.inPlaceOnly, 1);
-  EXPECT_EQ(inPlace.park, 0);
+  EXPECT_EQ(inPlaceKernel(inPlace), 1);
+  EXPECT_EQ(parked(inPlace), 0);
   large.inPlace = false;
   KernelConfig separateLarge = selectKGroupedConfig(large, h200);
-  EXPECT_EQ(separateLarge.inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(separateLarge), 0);
   EXPECT_EQ(separateLarge.quadB, 1);
   EXPECT_EQ(inPlace.quadB, 0);
-  separateLarge.inPlaceOnly = 1;
+  separateLarge.epilogue = Epilogue::InPlace;
   separateLarge.quadB = 0;
   EXPECT_EQ(separateLarge, inPlace);
   // The reduction kernel for short groups is never an in-place kernel.
-  EXPECT_EQ(reducing.inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(reducing), 0);
 }
 
 TEST(Calibration, FollowsTheMemoryBandwidth) {
   Target target;
   EXPECT_EQ(calibrationFor(target), Calibration::H100); // unknown
-  target.memoryBandwidthGBps = 3352;                     // H100 SXM
+  target.memoryBandwidthGBps = 3352;                    // H100 SXM
   EXPECT_EQ(calibrationFor(target), Calibration::H100);
   target.memoryBandwidthGBps = kH200MinBandwidthGBps - 1;
   EXPECT_EQ(calibrationFor(target), Calibration::H100);
@@ -1143,9 +1526,9 @@ TEST(Calibration, FollowsTheMemoryBandwidth) {
 
 TEST(Select, H200CurvesAreOrderedAsMeasured) {
   const Calibration h200 = Calibration::H200;
-  for (InPlaceEpilogue e : {InPlaceEpilogue::Register,
-                            InPlaceEpilogue::Reduction,
-                            InPlaceEpilogue::Parked}) {
+  for (InPlaceEpilogue e :
+       {InPlaceEpilogue::Register, InPlaceEpilogue::Reduction,
+        InPlaceEpilogue::Parked}) {
     EXPECT_EQ(inPlaceTileTime(0, e, h200), 0);
     for (int64_t blocks = 1; blocks < 64; ++blocks)
       EXPECT_LE(inPlaceTileTime(blocks, e, h200),
@@ -1173,12 +1556,12 @@ TEST(Select, H200CurvesAreOrderedAsMeasured) {
                    1.024 * t(16, InPlaceEpilogue::Register));
   // The H100 calibration is the two-curve model (no reduction curve).
   for (int64_t blocks : {1, 8, 12, 40}) {
-    EXPECT_EQ(inPlaceTileTime(blocks, InPlaceEpilogue::Parked,
-                              Calibration::H100),
-              inPlaceTileTime(blocks, true));
-    EXPECT_EQ(inPlaceTileTime(blocks, InPlaceEpilogue::Reduction,
-                              Calibration::H100),
-              inPlaceTileTime(blocks, false));
+    EXPECT_EQ(
+        inPlaceTileTime(blocks, InPlaceEpilogue::Parked, Calibration::H100),
+        inPlaceTileTime(blocks, true));
+    EXPECT_EQ(
+        inPlaceTileTime(blocks, InPlaceEpilogue::Reduction, Calibration::H100),
+        inPlaceTileTime(blocks, false));
   }
   EXPECT_EQ(fastestInPlaceEpilogueH200({}), InPlaceEpilogue::Parked);
   EXPECT_EQ(fastestInPlaceEpilogueH200({0, 0}), InPlaceEpilogue::Parked);
@@ -1210,10 +1593,10 @@ TEST(Select, H200CalibrationFollowsItsSweep) {
     EXPECT_EQ(select(seed, inPlace, h200).redMaxBlocks, 0);
     EXPECT_EQ(select(uniformProblem(32, 4096, 2048, 256), inPlace, h200).blockN,
               64);
-    for (auto [g, m, n, k] : {std::tuple<int, int64_t, int64_t, int64_t>{
-                                  16, 4096, 4096, 512},
-                              {4, 4096, 4096, 640},
-                              {16, 7168, 2048, 768}}) {
+    for (auto [g, m, n, k] :
+         {std::tuple<int, int64_t, int64_t, int64_t>{16, 4096, 4096, 512},
+          {4, 4096, 4096, 640},
+          {16, 7168, 2048, 768}}) {
       KGroupedProblem p = uniformProblem(g, m, n, k);
       EXPECT_EQ(select(p, inPlace, h100).blockN, 64) << g << " " << k;
       EXPECT_EQ(select(p, inPlace, h200).blockN, 128) << g << " " << k;
@@ -1224,11 +1607,11 @@ TEST(Select, H200CalibrationFollowsItsSweep) {
   for (int64_t blocks : {8, 9, 10, 11}) {
     KGroupedProblem p = uniformProblem(8, 4096, 4096, blocks * 128);
     KernelConfig onH200 = select(p, true, h200);
-    EXPECT_EQ(onH200.inPlaceOnly, 1) << blocks;
-    EXPECT_EQ(onH200.park, 1) << blocks;
+    EXPECT_EQ(inPlaceKernel(onH200), 1) << blocks;
+    EXPECT_EQ(parked(onH200), 1) << blocks;
     EXPECT_EQ(onH200.blockN, 128) << blocks;
     if (blocks > 8)
-      EXPECT_EQ(select(p, true, h100).inPlaceOnly, 0) << blocks;
+      EXPECT_EQ(inPlaceKernel(select(p, true, h100)), 0) << blocks;
   }
   // Groups of two lengths.
   struct Mix {
@@ -1238,19 +1621,19 @@ TEST(Select, H200CalibrationFollowsItsSweep) {
     int64_t shortBlocks, longBlocks;
     InPlaceEpilogue fastest;
   };
-  for (const Mix &mix : {
-           Mix{16, 4096, 4096, 12, 2, 16, InPlaceEpilogue::Register},
-           Mix{16, 4096, 4096, 14, 2, 16, InPlaceEpilogue::Register},
-           Mix{16, 4096, 4096, 4, 2, 16, InPlaceEpilogue::Parked},
-           Mix{16, 4096, 4096, 12, 4, 24, InPlaceEpilogue::Register},
-           Mix{16, 4096, 4096, 8, 4, 24, InPlaceEpilogue::Parked},
-           Mix{16, 4096, 4096, 12, 4, 16, InPlaceEpilogue::Reduction},
-           Mix{16, 4096, 4096, 10, 6, 12, InPlaceEpilogue::Parked},
-           Mix{16, 4096, 4096, 12, 8, 16, InPlaceEpilogue::Parked},
-           Mix{8, 4096, 4096, 4, 8, 32, InPlaceEpilogue::Parked},
-           Mix{8, 4096, 4096, 4, 7, 9, InPlaceEpilogue::Parked},
-           Mix{16, 7168, 2048, 12, 8, 24, InPlaceEpilogue::Parked},
-           Mix{32, 4096, 2048, 24, 2, 10, InPlaceEpilogue::Register}}) {
+  for (const Mix &mix :
+       {Mix{16, 4096, 4096, 12, 2, 16, InPlaceEpilogue::Register},
+        Mix{16, 4096, 4096, 14, 2, 16, InPlaceEpilogue::Register},
+        Mix{16, 4096, 4096, 4, 2, 16, InPlaceEpilogue::Parked},
+        Mix{16, 4096, 4096, 12, 4, 24, InPlaceEpilogue::Register},
+        Mix{16, 4096, 4096, 8, 4, 24, InPlaceEpilogue::Parked},
+        Mix{16, 4096, 4096, 12, 4, 16, InPlaceEpilogue::Reduction},
+        Mix{16, 4096, 4096, 10, 6, 12, InPlaceEpilogue::Parked},
+        Mix{16, 4096, 4096, 12, 8, 16, InPlaceEpilogue::Parked},
+        Mix{8, 4096, 4096, 4, 8, 32, InPlaceEpilogue::Parked},
+        Mix{8, 4096, 4096, 4, 7, 9, InPlaceEpilogue::Parked},
+        Mix{16, 7168, 2048, 12, 8, 24, InPlaceEpilogue::Parked},
+        Mix{32, 4096, 2048, 24, 2, 10, InPlaceEpilogue::Register}}) {
     KGroupedProblem p = twoLengths(mix.groups, mix.m, mix.n, mix.shortGroups,
                                    mix.shortBlocks, mix.longBlocks);
     KernelConfig c = select(p, true, h200);
@@ -1258,8 +1641,8 @@ TEST(Select, H200CalibrationFollowsItsSweep) {
                        std::to_string(mix.shortBlocks) + " blocks beside " +
                        std::to_string(mix.longBlocks);
     EXPECT_EQ(fastestInPlaceEpilogueH200(p.ks), mix.fastest) << what;
-    EXPECT_EQ(c.inPlaceOnly, mix.fastest == InPlaceEpilogue::Parked) << what;
-    EXPECT_EQ(c.park, mix.fastest == InPlaceEpilogue::Parked) << what;
+    EXPECT_EQ(inPlaceKernel(c), mix.fastest == InPlaceEpilogue::Parked) << what;
+    EXPECT_EQ(parked(c), mix.fastest == InPlaceEpilogue::Parked) << what;
     EXPECT_EQ(c.redMaxBlocks, mix.fastest == InPlaceEpilogue::Reduction
                                   ? kRedEpilogueTileBlocks
                                   : 0)
@@ -1267,13 +1650,13 @@ TEST(Select, H200CalibrationFollowsItsSweep) {
     EXPECT_EQ(c.blockN, 128) << what;
   }
   // The shapes choose the same kernels on both calibrations.
-  for (auto [g, m, n, k] : {std::tuple<int, int64_t, int64_t, int64_t>{
-                                4, 4096, 7168, 8192},
-                            {4, 7168, 2048, 8192},
-                            {8, 4096, 7168, 4096},
-                            {8, 7168, 2048, 4096},
-                            {16, 4096, 7168, 2048},
-                            {16, 7168, 2048, 2048}})
+  for (auto [g, m, n, k] :
+       {std::tuple<int, int64_t, int64_t, int64_t>{4, 4096, 7168, 8192},
+        {4, 7168, 2048, 8192},
+        {8, 4096, 7168, 4096},
+        {8, 7168, 2048, 4096},
+        {16, 4096, 7168, 2048},
+        {16, 7168, 2048, 2048}})
     for (bool inPlace : {false, true}) {
       KGroupedProblem p = uniformProblem(g, m, n, k);
       EXPECT_EQ(select(p, inPlace, h200), select(p, inPlace, h100))
@@ -1287,7 +1670,8 @@ TEST(Select, InPlaceTileTimesFollowTheMeasuredCrossovers) {
   EXPECT_EQ(inPlaceTileTime(0, false), 0);
   EXPECT_EQ(inPlaceTileTime(0, true), 0);
   for (int64_t blocks = 1; blocks < 64; ++blocks) {
-    EXPECT_LE(inPlaceTileTime(blocks, false), inPlaceTileTime(blocks + 1, false));
+    EXPECT_LE(inPlaceTileTime(blocks, false),
+              inPlaceTileTime(blocks + 1, false));
     EXPECT_LE(inPlaceTileTime(blocks, true), inPlaceTileTime(blocks + 1, true));
   }
   // Uniform groups: the register epilogue up to 11 blocks, the park from 12
@@ -1302,7 +1686,8 @@ TEST(Select, InPlaceTileTimesFollowTheMeasuredCrossovers) {
   EXPECT_FALSE(registerBeatsPark({}));
   EXPECT_FALSE(registerBeatsPark({0, 0, 0}));
   // An empty group changes nothing; K is padded to whole blocks.
-  EXPECT_EQ(registerBeatsPark({1152, 0, 2048}), registerBeatsPark({1152, 2048}));
+  EXPECT_EQ(registerBeatsPark({1152, 0, 2048}),
+            registerBeatsPark({1152, 2048}));
   EXPECT_EQ(registerBeatsPark({1409}), registerBeatsPark({1536}));
 }
 
@@ -1313,45 +1698,45 @@ TEST(Select, ParksTilesOfShortGroupsInPlace) {
     return selectKGroupedConfig(p, h200);
   };
   // bench.py's 16- and 8-group shapes: the parked 128-column kernel.
-  for (auto [g, m, n, k] : {std::tuple<int, int64_t, int64_t, int64_t>{
-                                16, 4096, 7168, 2048},
-                            {16, 7168, 2048, 2048},
-                            {8, 4096, 7168, 4096},
-                            {8, 7168, 2048, 4096}}) {
+  for (auto [g, m, n, k] :
+       {std::tuple<int, int64_t, int64_t, int64_t>{16, 4096, 7168, 2048},
+        {16, 7168, 2048, 2048},
+        {8, 4096, 7168, 4096},
+        {8, 7168, 2048, 4096}}) {
     KernelConfig c = select(uniformProblem(g, m, n, k));
     SCOPED_TRACE(c.entryName());
-    EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s4_r2_ip_park");
+    EXPECT_EQ(c.entryName(),
+              "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s4_r2_ip_park");
     EXPECT_EQ(checkConfig(c, h200), "");
   }
   // Mean K at most kParkMaxMeanBlocks blocks (each K rounded up to 128).
   KGroupedProblem p = uniformProblem(4, 4096, 7168, 128 * kParkMaxMeanBlocks);
-  EXPECT_EQ(select(p).park, 1);
+  EXPECT_EQ(parked(select(p)), 1);
   p.ks = {6144, 6144, 6144, 6145};
-  EXPECT_EQ(select(p).park, 0);
+  EXPECT_EQ(parked(select(p)), 0);
   p.ks = {12288, 0, 12288, 0}; // mean 48 blocks, two empty groups
-  EXPECT_EQ(select(p).park, 1);
+  EXPECT_EQ(parked(select(p)), 1);
   // bench.py's 4-group shapes (mean K 8192): the 192-column in-place kernel.
   KernelConfig wide = select(uniformProblem(4, 4096, 7168, 8192));
-  EXPECT_EQ(wide.park, 0);
-  EXPECT_EQ(wide.inPlaceOnly, 1);
+  EXPECT_EQ(parked(wide), 0);
+  EXPECT_EQ(inPlaceKernel(wide), 1);
   // At least two tiles per SM: 2 x 2 x 16 = 64 tiles are too few.
-  EXPECT_EQ(select(uniformProblem(16, 256, 256, 2048)).park, 0);
-  EXPECT_EQ(select(uniformProblem(16, 2048, 1024, 2048)).park, 1);
+  EXPECT_EQ(parked(select(uniformProblem(16, 256, 256, 2048))), 0);
+  EXPECT_EQ(parked(select(uniformProblem(16, 2048, 1024, 2048))), 1);
   // Never without the in-place kernel: a separate c, or the reduction
   // kernel's short groups.
-  EXPECT_EQ(selectKGroupedConfig(uniformProblem(16, 4096, 7168, 2048), h200)
-                .park,
-            0);
+  EXPECT_EQ(
+      parked(selectKGroupedConfig(uniformProblem(16, 4096, 7168, 2048), h200)),
+      0);
   KGroupedProblem seed;
   seed.m = 2048;
   seed.n = 2048;
   seed.numGroups = 4;
   seed.ks = {256, 128, 128, 256};
-  EXPECT_EQ(select(seed).park, 0);
+  EXPECT_EQ(parked(select(seed)), 0);
   EXPECT_EQ(select(seed).redMaxBlocks, 0);
-  EXPECT_EQ(select(seed).inPlaceOnly, 0);
+  EXPECT_EQ(inPlaceKernel(select(seed)), 0);
 }
-
 
 TEST(RasterBand, BandsOnlyWhereAGroupsBOutgrowsTheL2) {
   auto problem = [](int64_t m, int64_t n, std::vector<int64_t> ks) {
@@ -1365,10 +1750,9 @@ TEST(RasterBand, BandsOnlyWhereAGroupsBOutgrowsTheL2) {
   };
   // The benchmark's wide shapes with 4 and 8 groups: 61 and 32 MB of B per
   // group.
-  EXPECT_EQ(selectRasterBand(problem(4096, 7168, {8192, 8576, 8704, 8832})),
-            8);
-  EXPECT_EQ(selectRasterBand(problem(4096, 7168, std::vector<int64_t>(8, 4480))),
-            8);
+  EXPECT_EQ(selectRasterBand(problem(4096, 7168, {8192, 8576, 8704, 8832})), 8);
+  EXPECT_EQ(
+      selectRasterBand(problem(4096, 7168, std::vector<int64_t>(8, 4480))), 8);
   // 16 groups of the same width (15 MB), the narrow shapes, the seed.
   EXPECT_EQ(
       selectRasterBand(problem(4096, 7168, std::vector<int64_t>(16, 2176))), 0);
@@ -1386,6 +1770,394 @@ TEST(RasterBand, BandsOnlyWhereAGroupsBOutgrowsTheL2) {
   expected.numGroups = 4;
   expected.expectedKPerGroup = 8192;
   EXPECT_EQ(selectRasterBand(expected), 8);
+}
+
+//===----------------------------------------------------------------------===//
+// Overrides
+//===----------------------------------------------------------------------===//
+
+KGroupedProblem listedProblem(int64_t m, int64_t n, std::vector<int64_t> ks,
+                              bool inPlace) {
+  KGroupedProblem p;
+  p.m = m;
+  p.n = n;
+  p.numGroups = int(ks.size());
+  p.ks = std::move(ks);
+  p.inPlace = inPlace;
+  return p;
+}
+
+/// selectKGroupedConfig's choice for `problem` with `overrides` applied.
+std::string chosenWith(const KGroupedProblem &problem,
+                       const ConfigOverrides &overrides,
+                       const Target &target = Target()) {
+  KernelConfig c = selectKGroupedConfig(problem, target);
+  std::string why = applyOverrides(c, overrides, target, &problem);
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(checkConfig(c, target), "") << c.entryName();
+  std::string name = c.entryName();
+  return name.substr(name.find("_bm") + 1);
+}
+
+TEST(ApplyOverrides, NoneKeepTheChoice) {
+  for (bool inPlace : {false, true})
+    for (int64_t k : {128, 1024, 2048, 8192}) {
+      KGroupedProblem p = uniformProblem(8, 4096, 7168, k);
+      p.inPlace = inPlace;
+      KernelConfig chosen = selectKGroupedConfig(p, Target());
+      KernelConfig c = chosen;
+      EXPECT_EQ(applyOverrides(c, ConfigOverrides(), Target(), &p), "");
+      EXPECT_EQ(c, chosen);
+    }
+}
+
+TEST(ApplyOverrides, EpilogueAndPark) {
+  // 16 groups of 2048 in place: the heuristics park 128-column tiles.
+  KGroupedProblem p =
+      listedProblem(4096, 7168, std::vector<int64_t>(16, 2048), true);
+  ConfigOverrides o;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s4_r2_ip_park");
+  // The in-place kernel of the same tile, with the stages that fit without
+  // the park; stages apply to the kernel the epilogue leaves.
+  o.epilogue = Epilogue::InPlace;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s6_r2_ip");
+  o.stages = 3;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s3_r2_ip");
+  o.epilogue = Epilogue::Parked;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s3_r2_ip_park");
+  o.stages.reset();
+  // Parked also where the heuristics chose the unparked 192-column kernel
+  // (3 stages fit beside the park) ...
+  KGroupedProblem long4 =
+      listedProblem(4096, 7168, {8192, 8192, 8192, 8192}, true);
+  EXPECT_EQ(chosenWith(long4, o), "bm128_bn192_s3_r2_ip_park");
+  // ... but not where the tile cannot park (144 columns), nor out of place
+  // (a separate c has only the register epilogue).
+  o.blockN = 144;
+  EXPECT_EQ(chosenWith(long4, o), "bm128_bn144_s6_r2_ip");
+  o.blockN.reset();
+  long4.inPlace = false;
+  EXPECT_EQ(chosenWith(long4, o), "bm128_bn192_s5_r2_c2x1_q");
+  // The other epilogues, with the stages that fit and quad-ordered B.
+  o.epilogue = Epilogue::Register;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s6_r2_q");
+  o.epilogue = Epilogue::Reduction;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s6_r2_red8_q");
+  o.redMaxBlocks = 16;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s6_r2_red16_q");
+  // red_max_blocks alone: the reduction epilogue with that bound, or the
+  // register epilogue for 0.
+  o.epilogue.reset();
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s6_r2_red16_q");
+  o.redMaxBlocks = 0;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s6_r2_q");
+}
+
+TEST(ApplyOverrides, TileOverridesClearTheParkWhereItCannotStay) {
+  KGroupedProblem p =
+      listedProblem(4096, 7168, std::vector<int64_t>(16, 2048), true);
+  ConfigOverrides o;
+  o.blockN = 144;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn144_s6_r2_ip");
+  o.blockN = 192;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn192_s3_r2_ip_park");
+  o.blockN.reset();
+  o.blockM = 192;
+  EXPECT_EQ(chosenWith(p, o), "bm192_bn128_s5_r2_ip");
+  o.blockM.reset();
+  // CTA pairs: the paired in-place kernel (a cluster-m=2 bundle holds it).
+  o.clusterM = 2;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn128_s6_r2_c2x1_ip");
+}
+
+TEST(ApplyOverrides, InPlaceEpilogueDropsTheHeuristicsPair) {
+  // 16 groups of 512 into 4096 x 4096 in place: the heuristics pair the
+  // CTAs of their (not in-place) kernel.
+  KGroupedProblem p =
+      listedProblem(4096, 4096, std::vector<int64_t>(16, 512), true);
+  KernelConfig chosen = selectKGroupedConfig(p, Target());
+  ASSERT_EQ(chosen.clusterM, 2);
+  ConfigOverrides o;
+  o.epilogue = Epilogue::InPlace;
+  KernelConfig c = chosen;
+  ASSERT_EQ(applyOverrides(c, o, Target(), &p), "");
+  EXPECT_EQ(c.epilogue, Epilogue::InPlace);
+  EXPECT_EQ(c.clusterM, 1);
+  // ... unless pairs were asked for too.
+  o.clusterM = 2;
+  c = chosen;
+  ASSERT_EQ(applyOverrides(c, o, Target(), &p), "");
+  EXPECT_EQ(c.epilogue, Epilogue::InPlace);
+  EXPECT_EQ(c.clusterM, 2);
+  EXPECT_EQ(checkConfig(c, Target()), "");
+}
+
+TEST(ApplyOverrides, BlockMAndStages) {
+  KGroupedProblem p =
+      listedProblem(4096, 7168, {8192, 8192, 8192, 8192}, false);
+  EXPECT_EQ(chosenWith(p, {}), "bm128_bn192_s5_r2_c2x1_q");
+  ConfigOverrides o;
+  // 192 rows at the chosen 192 columns do not exist: ignored.
+  o.blockM = 192;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn192_s5_r2_c2x1_q");
+  // With 128 columns: the three-warpgroup kernel, never paired.
+  o.blockN = 128;
+  EXPECT_EQ(chosenWith(p, o), "bm192_bn128_s5_r2_q");
+  // 64 rows keep the pair where the m-block count stays even ...
+  o.blockM = 64;
+  o.blockN.reset();
+  EXPECT_EQ(chosenWith(p, o), "bm64_bn192_s6_r2_c2x1_q");
+  // ... and drop it where the count is odd (4160 rows: 65 blocks of 64).
+  KGroupedProblem odd =
+      listedProblem(4160, 7168, {8192, 8192, 8192, 8192}, false);
+  o.blockM = 64;
+  KernelConfig c = selectKGroupedConfig(odd, Target());
+  c.clusterM = 2; // as if paired
+  ASSERT_EQ(applyOverrides(c, o, Target(), &odd), "");
+  EXPECT_EQ(c.clusterM, 1);
+  // Fewer stages than fit; more are ignored.
+  o = ConfigOverrides();
+  o.stages = 3;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn192_s3_r2_c2x1_q");
+  o.stages = 6;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn192_s5_r2_c2x1_q");
+  // Descriptor slots replace the field.
+  o = ConfigOverrides();
+  o.descSlots = 1;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn192_s5_r1_c2x1_q");
+}
+
+TEST(ApplyOverrides, QuadBFallsBackToTheNaturalTwin) {
+  KGroupedProblem p =
+      listedProblem(4096, 7168, {8192, 8192, 8192, 8192}, false);
+  ConfigOverrides o;
+  o.quadB = 0;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn192_s5_r2_c2x1");
+  o.quadB = 1;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn192_s5_r2_c2x1_q");
+  // Quad order needs N % 16 == 0, and is never built for the in-place
+  // kernel: B in order there.
+  KGroupedProblem ragged =
+      listedProblem(4096, 7160, {8192, 8192, 8192, 8192}, false);
+  EXPECT_EQ(chosenWith(ragged, o).find("_q"), std::string::npos);
+  p.inPlace = true;
+  EXPECT_EQ(chosenWith(p, o), "bm128_bn192_s5_r2_ip");
+  // Without a problem (bundle candidates) a config keeps its own quad order
+  // where it still can: the paired 144-column tile cannot.
+  KernelConfig quad = validConfig();
+  quad.blockN = 144;
+  quad.stages = maxStages(128, 144, Target());
+  quad.quadB = 1;
+  ConfigOverrides pairs;
+  pairs.clusterM = 2;
+  KernelConfig c = quad;
+  ASSERT_EQ(applyOverrides(c, pairs, Target(), nullptr), "");
+  EXPECT_EQ(c.entryName(), "dgemm_kgrouped_fp8_1d1d_bm128_bn144_s6_r2_c2x1");
+  c = quad;
+  ASSERT_EQ(applyOverrides(c, ConfigOverrides(), Target(), nullptr), "");
+  EXPECT_EQ(c, quad);
+}
+
+TEST(ApplyOverrides, BundleCandidatesStayCandidates) {
+  // The bundle writer's use: every candidate with desc_slots and cluster_m
+  // overridden is a valid kernel; parked ones that cannot stay parked
+  // become their in-place twin (a duplicate the writer drops).
+  std::vector<KernelConfig> candidates = candidateKGroupedConfigs(Target());
+  ConfigOverrides o;
+  o.descSlots = 1;
+  o.clusterM = 2;
+  o.unsafe = unsigned(Unsafe::SkipDescriptorDrain);
+  std::set<std::string> names;
+  for (KernelConfig c : candidates) {
+    bool wasParked = parked(c);
+    bool threeWarpgroups = c.blockM == 192;
+    ASSERT_EQ(applyOverrides(c, o, Target(), nullptr), "");
+    EXPECT_EQ(c.descSlots, 1);
+    EXPECT_EQ(c.clusterM, 2);
+    EXPECT_EQ(c.unsafe, unsigned(Unsafe::SkipDescriptorDrain));
+    EXPECT_EQ(parked(c), 0);
+    if (wasParked)
+      EXPECT_EQ(c.epilogue, Epilogue::InPlace);
+    // The pair is invalid only with three math warpgroups, as before.
+    EXPECT_EQ(checkConfig(c, Target()).empty(), !threeWarpgroups)
+        << c.entryName();
+    names.insert(c.entryName());
+  }
+  EXPECT_LT(names.size(), candidates.size());
+}
+
+TEST(ApplyOverrides, RejectsValuesOutsideTheirRules) {
+  struct Case {
+    ConfigOverrides overrides;
+    std::string message;
+  };
+  std::vector<Case> cases(11);
+  cases[0].overrides.descSlots = 3;
+  cases[0].message = "the desc_slots override must be 1 or 2, got 3";
+  cases[1].overrides.clusterM = 0;
+  cases[1].message = "the cluster_m override must be 1 or 2, got 0";
+  cases[2].overrides.quadB = 2;
+  cases[2].message = "the quad_b override must be 0 or 1, got 2";
+  cases[3].overrides.blockM = 96;
+  cases[3].message = "the block_m override must be 64, 128 or 192 (64 rows "
+                     "per math warpgroup), got 96";
+  cases[4].overrides.blockN = 200;
+  cases[4].message = "the block_n override must be a multiple of 8 in [8, "
+                     "192] (WGMMA N, register budget), got 200";
+  cases[5].overrides.blockN = 100;
+  cases[5].message = "the block_n override must be a multiple of 8 in [8, "
+                     "192] (WGMMA N, register budget), got 100";
+  cases[6].overrides.stages = 1;
+  cases[6].message = "the stages override must be >= 2, got 1";
+  cases[7].overrides.redMaxBlocks = -1;
+  cases[7].message =
+      "the red_max_blocks override must be in [0, 1048576], got -1";
+  cases[8].overrides.epilogue = Epilogue::InPlace;
+  cases[8].overrides.redMaxBlocks = 8;
+  cases[8].message = "the red_max_blocks override must be 0 with the "
+                     "epilogue override in_place (only the reduction "
+                     "epilogue has a bound), got 8";
+  cases[9].overrides.epilogue = Epilogue::Reduction;
+  cases[9].overrides.redMaxBlocks = 0;
+  cases[9].message = "the red_max_blocks override must be > 0 with the "
+                     "epilogue override reduction, got 0";
+  cases[10].overrides.unsafe = 4;
+  cases[10].message = "the unsafe override must be a set of "
+                      "skip_descriptor_drain (1) and skip_proxy_fence (2), "
+                      "got 4";
+  KGroupedProblem p = uniformProblem(4, 2048, 2048, 1024);
+  p.inPlace = true;
+  const KernelConfig chosen = selectKGroupedConfig(p, Target());
+  for (const Case &c : cases) {
+    EXPECT_EQ(checkOverrides(c.overrides), c.message);
+    KernelConfig config = chosen;
+    EXPECT_EQ(applyOverrides(config, c.overrides, Target(), &p), c.message);
+    EXPECT_EQ(config, chosen) << "changed on error: " << c.message;
+  }
+  // Reduction without a bound takes the heuristics' bound.
+  ConfigOverrides reduction;
+  reduction.epilogue = Epilogue::Reduction;
+  EXPECT_EQ(checkOverrides(reduction), "");
+  KernelConfig c = chosen;
+  ASSERT_EQ(applyOverrides(c, reduction, Target(), &p), "");
+  EXPECT_EQ(c.redMaxBlocks, kRedEpilogueTileBlocks);
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes past what the kernel takes
+//===----------------------------------------------------------------------===//
+
+TEST(Overflow, CheckProblemNamesTheField) {
+  KGroupedProblem p = uniformProblem(4, 2048, 2048, 1024);
+  EXPECT_EQ(checkProblem(p), "");
+  p.m = int64_t(1) << 62;
+  EXPECT_EQ(checkProblem(p), "m must be in [0, 2147483647] (a 32-bit kernel "
+                             "parameter), got 4611686018427387904");
+  p.m = 2048;
+  p.n = int64_t(1) << 40;
+  EXPECT_EQ(checkProblem(p), "n must be in [0, 2147483647] (a 32-bit kernel "
+                             "parameter), got 1099511627776");
+  p.n = -1;
+  EXPECT_NE(checkProblem(p).find("n must be in [0, 2147483647]"),
+            std::string::npos);
+  p.n = 2048;
+  p.numGroups = -3;
+  EXPECT_NE(checkProblem(p).find("numGroups must be"), std::string::npos);
+  p.numGroups = 4;
+  p.expectedKPerGroup = int64_t(1) << 31;
+  EXPECT_NE(checkProblem(p).find("expectedKPerGroup must be <= 2147483647"),
+            std::string::npos);
+  p.expectedKPerGroup = 0;
+  p.ks = {128, -128, int64_t(1) << 40};
+  EXPECT_EQ(checkProblem(p), "ks[2] must be <= 2147483647 (a 32-bit kernel "
+                             "parameter), got 1099511627776");
+  p.ks = {128, -128, 2147483647}; // negative K counts as an empty group
+  EXPECT_EQ(checkProblem(p), "");
+}
+
+TEST(Overflow, HugeProblemsGetTheFallbackWithoutAborting) {
+  Target t;
+  const KernelConfig first = candidateKGroupedConfigs(t).front();
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{int64_t(1) << 62, 4096},
+                      {4096, int64_t(1) << 40},
+                      {std::numeric_limits<int64_t>::max(),
+                       std::numeric_limits<int64_t>::max()}}) {
+    SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
+    for (bool inPlace : {false, true}) {
+      KGroupedProblem p = uniformProblem(2147483647, m, n, 2147483647);
+      p.inPlace = inPlace;
+      EXPECT_EQ(estimateKGroupedMakespanUs(p, first, t),
+                std::numeric_limits<double>::infinity());
+      EXPECT_EQ(selectKGroupedConfig(p, t), first);
+      EXPECT_EQ(selectRasterBand(p), 0);
+      // The overrides' m-block parity rule copes too.
+      ConfigOverrides o;
+      o.blockM = 64;
+      KernelConfig c = first;
+      EXPECT_EQ(applyOverrides(c, o, t, &p), "");
+      EXPECT_EQ(checkConfig(c, t), "");
+    }
+  }
+}
+
+TEST(Overflow, LargestValidProblemIsModelledQuickly) {
+  // 2^31 - 1 groups of the largest K into the largest output: 2^84 tiles
+  // of 64 x 8, more than 64 bits count, and more groups than memory could
+  // hold as a vector. The selection must neither overflow nor allocate per
+  // group.
+  const int64_t max = kMaxProblemExtent;
+  KGroupedProblem p = uniformProblem(2147483647, max, max, max);
+  Target t;
+  const std::vector<KernelConfig> candidates = candidateKGroupedConfigs(t);
+  auto start = std::chrono::steady_clock::now();
+  for (bool inPlace : {false, true}) {
+    p.inPlace = inPlace;
+    KernelConfig c = selectKGroupedConfig(p, t);
+    EXPECT_EQ(checkConfig(c, t), "") << c.entryName();
+    EXPECT_NE(std::find(candidates.begin(), candidates.end(), c),
+              candidates.end());
+    double us = estimateKGroupedMakespanUs(p, c, t);
+    EXPECT_TRUE(std::isfinite(us));
+    EXPECT_GT(us, 0);
+    EXPECT_EQ(selectRasterBand(p), 8);
+  }
+  KernelConfig tiny = validConfig();
+  tiny.blockM = 64;
+  tiny.mathWarpgroups = 1;
+  tiny.blockN = 8;
+  double us = estimateKGroupedMakespanUs(p, tiny, t);
+  EXPECT_TRUE(std::isfinite(us));
+  EXPECT_GT(us, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(Overflow, UnmodelledConfigsAndTargets) {
+  KGroupedProblem p = uniformProblem(4, 2048, 2048, 1024);
+  KernelConfig c = validConfig();
+  Target huge;
+  huge.numSMs = std::numeric_limits<int>::max(); // no 16 GiB of CTAs
+  EXPECT_EQ(estimateKGroupedMakespanUs(p, c, huge),
+            std::numeric_limits<double>::infinity());
+  c.blockN = 0; // no division by zero
+  EXPECT_EQ(estimateKGroupedMakespanUs(p, c, Target()),
+            std::numeric_limits<double>::infinity());
+}
+
+TEST(Overflow, MergedGroupsMatchGroupByGroup) {
+  // Uniform groups are modelled as one run; the same groups listed one by
+  // one take the per-group path. Both must agree (to rounding).
+  Target t;
+  t.numSMs = 9;
+  for (int groups : {1, 7, 9, 40}) {
+    KGroupedProblem uniform = uniformProblem(groups, 15 * 128, 128, 1000);
+    KGroupedProblem listed = uniform;
+    listed.ks.assign(groups, 1000);
+    for (const KernelConfig &c : candidateKGroupedConfigs(Target())) {
+      double a = estimateKGroupedMakespanUs(uniform, c, t);
+      double b = estimateKGroupedMakespanUs(listed, c, t);
+      EXPECT_NEAR(a, b, 1e-9 * b) << groups << " " << c.entryName();
+    }
+  }
 }
 
 } // namespace
