@@ -22,6 +22,7 @@ static_assert(int(ErrorCode::BadKernelBundle) == DGEMM_ERROR_BAD_KERNEL_BUNDLE);
 static_assert(int(ErrorCode::CudaError) == DGEMM_ERROR_CUDA);
 static_assert(int(ErrorCode::UnsupportedDevice) ==
               DGEMM_ERROR_UNSUPPORTED_DEVICE);
+static_assert(int(ErrorCode::Internal) == DGEMM_ERROR_INTERNAL);
 
 namespace {
 

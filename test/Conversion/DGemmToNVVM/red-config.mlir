@@ -5,7 +5,7 @@
 // An epilogue whose sums do not come from a block loop (here: the zero
 // vector) gives the reduction's bound no block count: an error, not a kernel
 // silently without the reduction.
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel=blocks-per-turn=1 --dgemm-place-sync | sed -E 's/dgemm.epilogue %%[0-9]+#1 /dgemm.epilogue %%cst /' | not dgemm-opt --convert-dgemm-to-nvvm 2>&1 | FileCheck %s --check-prefix=NOBLOCKS
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync | sed -E 's/dgemm.epilogue %%[0-9]+#1 /dgemm.epilogue %%cst /' | not dgemm-opt --convert-dgemm-to-nvvm 2>&1 | FileCheck %s --check-prefix=NOBLOCKS
 // NOBLOCKS: error: 'dgemm.epilogue' op the reduction epilogue's bound needs the tile's block count
 
 // A configuration with epilogue = reduction, red_max_blocks = 8 (what the

@@ -31,6 +31,9 @@ enum class ErrorCode : int {
   CudaError = 5,
   /// The device cannot run the kernels (not compute capability 9.0).
   UnsupportedDevice = 6,
+  /// An unexpected failure inside the runtime (an exception caught at the C
+  /// ABI, e.g. out of host memory); DGEMM_ERROR_INTERNAL.
+  Internal = 7,
 };
 
 class [[nodiscard]] Status {
