@@ -318,12 +318,19 @@ Status dgemm::runtime::loadKernelMeta(const std::string &dir,
                                       KernelMeta &meta) {
   std::string path = dir + "/" + entry + ".meta";
   std::string text;
-  if (Status s = readFile(path, text); !s.ok())
-    return Status::error(ErrorCode::KernelNotFound,
-                         "kernel bundle '" + dir + "' has no kernel '" + entry +
-                             "' (" + s.message() +
-                             "); build the bundle for every configuration "
-                             "the heuristics can select");
+  if (Status s = readFile(path, text); !s.ok()) {
+    // A file that is there but not readable as a bundle file (not regular,
+    // outside the bundle, too large) is a bad bundle, as for the .ptx.
+    if (s.code() != ErrorCode::KernelNotFound)
+      return s;
+    return Status::error(
+        ErrorCode::KernelNotFound,
+        "kernel bundle '" + dir + "' has no kernel '" + entry + "' (" +
+            s.message() +
+            "); build the bundle for every configuration the heuristics can "
+            "select: dgemm-translate --dgemm-to-ptx examples/seed_wgrad.mlir "
+            "--bundle-dir=" + dir + " --bundle-all-candidates");
+  }
   return parseKernelMeta(text, path, entry, meta);
 }
 

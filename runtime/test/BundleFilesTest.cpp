@@ -144,9 +144,22 @@ TEST_F(BundleFilesTest, FifoMetaReturnsPromptly) {
   EXPECT_EQ(s.code(), ErrorCode::BadKernelBundle);
   EXPECT_THAT(s.message(), HasSubstr("is not a regular file"));
   KernelMeta meta;
-  EXPECT_FALSE(promptly(path, [&] {
-                 return loadKernelMeta(bundle_.path(), kEntry, meta);
-               }).ok());
+  Status loaded = promptly(path, [&] {
+    return loadKernelMeta(bundle_.path(), kEntry, meta);
+  });
+  // There is a file, so the bundle is bad, not missing a kernel (as for a
+  // .ptx).
+  EXPECT_EQ(loaded.code(), ErrorCode::BadKernelBundle);
+}
+
+TEST_F(BundleFilesTest, MissingMetaNamesTheRegeneratingCommand) {
+  KernelMeta meta;
+  Status s = loadKernelMeta(bundle_.path(), "dgemm_no_such_kernel", meta);
+  EXPECT_EQ(s.code(), ErrorCode::KernelNotFound);
+  EXPECT_THAT(s.message(),
+              HasSubstr("dgemm-translate --dgemm-to-ptx "
+                        "examples/seed_wgrad.mlir --bundle-dir=" +
+                        bundle_.path() + " --bundle-all-candidates"));
 }
 
 TEST_F(BundleFilesTest, DirectoryAndSocketAreRefused) {

@@ -141,8 +141,7 @@ struct MmaWaitLowering : KernelPattern<MmaWaitOp> {
 /// Named barrier 1 + w is math warpgroup w's turn; the turn goes round the
 /// W math warpgroups in order. Each phase completes with the 128 threads of
 /// the waiting warpgroup (bar.sync) and the 128 of the passing one
-/// (bar.arrive). Barrier 0 is the CTA-wide one; the reduction epilogue uses
-/// 1 + W + w.
+/// (bar.arrive). Barrier 0 is the CTA-wide one.
 struct TurnLowering : KernelPattern<TurnOp> {
   using KernelPattern::KernelPattern;
   LogicalResult

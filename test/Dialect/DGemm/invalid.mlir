@@ -1,7 +1,18 @@
 // RUN: dgemm-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{'groups' must be >= 1, got 0}}
+// expected-error @+1 {{'groups' must be in [1, 2^31 - 1], got 0}}
 dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 0 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// The getter is unsigned: -1 must not pass as 2^64 - 1.
+// expected-error @+1 {{'groups' must be in [1, 2^31 - 1], got -1}}
+dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = -1 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
+
+// -----
+
+// expected-error @+1 {{'m' must be in [1, 2^31 - 1] or '?', got 4611686018427387904}}
+dgemm.gemm @g k_grouped_contiguous nt m = 4611686018427387904 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
 
 // -----
 
@@ -10,12 +21,12 @@ dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 2 : (bf16, bf16) -> f32
 
 // -----
 
-// expected-error @+1 {{'m' must be >= 1 or '?', got 0}}
+// expected-error @+1 {{'m' must be in [1, 2^31 - 1] or '?', got 0}}
 dgemm.gemm @g k_grouped_contiguous nt m = 0 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
 
 // -----
 
-// expected-error @+1 {{'n' must be >= 1 or '?', got -3}}
+// expected-error @+1 {{'n' must be in [1, 2^31 - 1] or '?', got -3}}
 dgemm.gemm @g k_grouped_contiguous nt m = 64 n = -3 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]
 
 // -----
@@ -514,3 +525,12 @@ dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4
 
 // expected-error @+1 {{invalid config: smem_bytes must be <= the target's max dynamic shared memory per block 232448, got 236576}}
 dgemm.gemm @g k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 128, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, epilogue = parked>
+
+// -----
+
+// The lowering divides the iteration by the stage count.
+func.func @stage_of_zero(%it: i32) {
+  // expected-error @+1 {{'dgemm.stage' op needs at least one stage, got 0}}
+  %s, %p = dgemm.stage %it of 0
+  return
+}

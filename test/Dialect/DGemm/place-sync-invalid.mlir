@@ -73,3 +73,9 @@ dgemm.kernel @park_without_reader config <block_m = 128, block_n = 128, block_k 
   }
 }
 
+
+// Running the placement twice would double every barrier operation: the
+// second run refuses the synchronized kernel.
+// RUN: dgemm-opt %dgemm_src/examples/seed_wgrad.mlir --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync -o %t.synced.mlir
+// RUN: not dgemm-opt %t.synced.mlir --dgemm-place-sync -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: 'dgemm.warp_specialize' op is already synchronized (it has barrier arrival counts): dgemm-place-sync runs once

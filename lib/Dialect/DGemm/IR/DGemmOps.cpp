@@ -2,6 +2,8 @@
 
 #include "dgemm/Dialect/DGemm/IR/DGemm.h"
 
+#include <limits>
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -38,20 +40,33 @@ static void printDim(OpAsmPrinter &printer, Operation *, IntegerAttr attr) {
 static bool isFp8(Type t) { return isa<Float8E4M3FNType>(t); }
 static int64_t byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
 
+LogicalResult StageOp::verify() {
+  // The lowering divides by it.
+  int64_t stages = getStagesAttr().getInt();
+  if (stages < 1)
+    return emitOpError("needs at least one stage, got ") << stages;
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   Type a = getAType(), b = getBType(), d = getDType();
   int64_t m = getM(), n = getN(), k = getK();
   auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
 
-  if (getNumGroups() < 1)
-    return emitOpError("'groups' must be >= 1, got ") << getNumGroups();
+  // Read signed: the getter is unsigned and would let -1 through. The
+  // heuristics and the runtime count groups and extents in 32 bits.
+  constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
+  int64_t groups = getNumGroupsAttr().getInt();
+  if (groups < 1 || groups > kMaxExtent)
+    return emitOpError("'groups' must be in [1, 2^31 - 1], got ") << groups;
   if (getKind() == GemmKind::normal && getNumGroups() != 1)
     return emitOpError("'groups' must be 1 for kind 'normal', got ")
            << getNumGroups();
   for (auto [name, v] : {std::pair<StringRef, int64_t>{"m", m}, {"n", n},
                          {"k", k}})
-    if (!dynamic(v) && v < 1)
-      return emitOpError("'") << name << "' must be >= 1 or '?', got " << v;
+    if (!dynamic(v) && (v < 1 || v > kMaxExtent))
+      return emitOpError("'")
+             << name << "' must be in [1, 2^31 - 1] or '?', got " << v;
 
   for (auto [name, t] : {std::pair<StringRef, Type>{"A", a}, {"B", b}})
     if (!isFp8(t) && !t.isBF16())
@@ -407,7 +422,7 @@ static LogicalResult verifyParkAccess(Operation *op, Value slot,
                                       bool inWorkers) {
   ConfigAttr config = getKernelConfig(op);
   if (config && !config.isParked())
-    return op->emitOpError("needs a kernel whose config has park = 1");
+    return op->emitOpError("needs a kernel whose config has epilogue = parked");
   WarpSpecializeOp ws;
   if (Region *role = roleOf(op, ws)) {
     Region &want = inWorkers ? ws.getWorkers() : ws.getMath();

@@ -498,6 +498,12 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](WarpSpecializeOp ws) {
+      // Placing again would double every barrier operation.
+      if (ws.getFullArrivalsAttr() || ws.getEmptyArrivalsAttr()) {
+        ws.emitOpError("is already synchronized (it has barrier arrival "
+                       "counts): dgemm-place-sync runs once");
+        return WalkResult::interrupt();
+      }
       ConfigAttr config = ws->getParentOfType<KernelOp>().getConfig();
       fenceGenericReads =
           !config.hasUnsafe(UnsafeVariant::skip_proxy_fence) &&

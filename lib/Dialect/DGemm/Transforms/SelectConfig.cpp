@@ -33,8 +33,8 @@ struct SelectConfigPass
                  ">= 0 (0: unknown)");
     if (expectedK < 0)
       return bad("expected-k", expectedK, ">= 0 (0: the default)");
-    if (descSlots < 0 || descSlots > 8)
-      return bad("desc-slots", descSlots, "in [0, 8] (0: the heuristics')");
+    if (descSlots < 0 || descSlots > 2)
+      return bad("desc-slots", descSlots, "0 (the heuristics'), 1 or 2");
     if (clusterM < 0 || clusterM > 2)
       return bad("cluster-m", clusterM, "0 (the heuristics'), 1 or 2");
     if (quadB < -1 || quadB > 1)

@@ -281,6 +281,7 @@ def DGemm_StageOp : DGemm_Op<"stage", [Pure]> {
   let arguments = (ins I32:$iteration, I32Attr:$stages);
   let results = (outs I32:$stage, I32:$phase);
   let assemblyFormat = "$iteration `of` $stages attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
