@@ -365,7 +365,7 @@ private:
   void emitEpilogue(Emitter &e, scf::ForOp tiles, ValueRange sums, Value g,
                     Value mb, Value nb) {
     if (!config.isParked()) {
-      b.create<EpilogueOp>(loc, sums, g, mb, nb, Value());
+      b.create<EpilogueOp>(loc, sums, g, mb, nb);
       return;
     }
     Value count = e.div(

@@ -427,20 +427,18 @@ def DGemm_TurnOp : DGemm_Op<"turn",
   let hasVerifier = 1;
 }
 
-def DGemm_EpilogueOp : DGemm_Op<"epilogue", [AttrSizedOperandSegments]> {
+def DGemm_EpilogueOp : DGemm_Op<"epilogue"> {
   let summary = "Writes d[group] = c[group] + sum for one output tile";
   let description = [{
     `sums` are the tile's FP32 sums as consecutive column slices, left to
     right (one operand when the tile is not split); together they cover the
-    tile's block_n columns. `blocks`, the tile's number of 128-deep K blocks,
-    is given when the sums do not come straight from the tile's block loop
-    (a deferred epilogue); otherwise the lowering reads it from that loop.
+    tile's block_n columns. The lowering reads the tile's number of 128-deep
+    K blocks from the block loop the sums come from.
   }];
   let arguments = (ins Variadic<VectorOfRankAndType<[1], [F32]>>:$sums,
-                   I32:$group, I32:$m_block, I32:$n_block,
-                   Optional<I32>:$blocks);
+                   I32:$group, I32:$m_block, I32:$n_block);
   let assemblyFormat = [{
-    $sums `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` (`blocks` `(` $blocks^ `)`)? attr-dict `:` type($sums)
+    $sums `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` attr-dict `:` type($sums)
   }];
   let hasVerifier = 1;
 }
@@ -479,19 +477,6 @@ def DGemm_ParkReduceOp : DGemm_Op<"park.reduce",
   let arguments = (ins I32:$slot);
   let assemblyFormat = "`slot` `(` $slot `)` attr-dict";
   let hasVerifier = 1;
-}
-
-def DGemm_PrefetchCOp : DGemm_Op<"prefetch_c"> {
-  let summary = "Prefetches one output tile of c into L2, if `valid`";
-  let description = [{
-    A hint with no effect on any resource the synchronization passes model:
-    every math thread issues `prefetch.global.L2` for a few 128-byte lines of
-    the tile's c (its warpgroup's rows), clipped to M x N.
-  }];
-  let arguments = (ins I32:$group, I32:$m_block, I32:$n_block, I1:$valid);
-  let assemblyFormat = [{
-    `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` `if` `(` $valid `)` attr-dict
-  }];
 }
 
 //===----------------------------------------------------------------------===//
