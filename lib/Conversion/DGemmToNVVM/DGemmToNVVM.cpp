@@ -37,8 +37,9 @@ struct KernelOpLowering : OpConversionPattern<KernelOp> {
                   ConversionPatternRewriter &rewriter) const override {
     MLIRContext *ctx = kernel.getContext();
     Block &entry = kernel.getBody().front();
-    auto fnType = LLVM::LLVMFunctionType::get(
-        LLVM::LLVMVoidType::get(ctx), llvm::to_vector(entry.getArgumentTypes()));
+    auto fnType =
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                    llvm::to_vector(entry.getArgumentTypes()));
     rewriter.setInsertionPoint(kernel);
     auto func = rewriter.create<LLVM::LLVMFuncOp>(kernel.getLoc(),
                                                   kernel.getSymName(), fnType);
@@ -54,9 +55,9 @@ struct KernelOpLowering : OpConversionPattern<KernelOp> {
     // Tensor maps travel by value as __grid_constant__ parameters, so TMA can
     // read them in place (docs/KernelABI.md).
     for (unsigned i = KernelOp::TmapA; i <= KernelOp::TmapD; ++i) {
-      func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                      TypeAttr::get(LLVM::LLVMArrayType::get(
-                          rewriter.getI8Type(), 128)));
+      func.setArgAttr(
+          i, LLVM::LLVMDialect::getByValAttrName(),
+          TypeAttr::get(LLVM::LLVMArrayType::get(rewriter.getI8Type(), 128)));
       func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                       rewriter.getI64IntegerAttr(64));
       func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
@@ -118,7 +119,8 @@ LogicalResult convertKernelOps(KernelContext &k) {
       failed(convertPhase<MmaOp>(f, patterns)) ||
       failed(convertPhase<MmaWaitOp, TurnOp>(f, patterns)) ||
       failed(convertPhase<LoadScalesOp, PromoteOp>(f, patterns)) ||
-      failed(convertPhase<EpilogueOp, ParkStoreOp, ParkReduceOp>(f, patterns)) ||
+      failed(
+          convertPhase<EpilogueOp, ParkStoreOp, ParkReduceOp>(f, patterns)) ||
       failed(convertPhase<StageOp>(f, patterns)))
     return failure();
   // The block-loop marks served the c prefetch's placement.
@@ -159,8 +161,8 @@ struct ConvertDGemmToNVVMPass
           Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
     RewritePatternSet kernels(ctx);
     kernels.add<KernelOpLowering>(ctx);
-    if (failed(convertPhase<KernelOp>(module, FrozenRewritePatternSet(
-                                                  std::move(kernels)))))
+    if (failed(convertPhase<KernelOp>(
+            module, FrozenRewritePatternSet(std::move(kernels)))))
       return signalPassFailure();
     for (auto func : llvm::to_vector(module.getOps<LLVM::LLVMFuncOp>())) {
       auto config = func->getAttrOfType<ConfigAttr>(kConfigAttrName);

@@ -164,17 +164,16 @@ void nvvm_lowering::prefetchTileC(KernelContext &k, Operation *op,
       from = b.create<arith::MulIOp>(loc, from, i32(b, loc, per));
     if (first != 0)
       from = b.create<arith::AddIOp>(loc, from, i32(b, loc, first));
-    prefetchAt(b, b.create<arith::AndIOp>(
-                      loc,
-                      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge,
-                                              at, from),
-                      b.create<arith::CmpIOp>(
-                          loc, arith::CmpIPredicate::ult, at,
-                          b.create<arith::AddIOp>(loc, from,
-                                                  i32(b, loc, per)))));
+    prefetchAt(
+        b,
+        b.create<arith::AndIOp>(
+            loc,
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, at, from),
+            b.create<arith::CmpIOp>(
+                loc, arith::CmpIPredicate::ult, at,
+                b.create<arith::AddIOp>(loc, from, i32(b, loc, per)))));
   }
 }
-
 
 namespace {
 /// One dgemm.epilogue being lowered: the executing thread's place in the
@@ -182,8 +181,8 @@ namespace {
 class TileEpilogue : KernelEmitter {
 public:
   TileEpilogue(const KernelEmitter &e, EpilogueOp op, OpBuilder &b)
-      : KernelEmitter(e), op(op), b(b), loc(op.getLoc()),
-        n(config.getBlockN()), sums(op.getSums()) {
+      : KernelEmitter(e), op(op), b(b), loc(op.getLoc()), n(config.getBlockN()),
+        sums(op.getSums()) {
     f = fragmentOf(b, loc, tid(b, loc), quadB);
     m = arg(KernelOp::DimM);
     nDim = arg(KernelOp::DimN);
@@ -194,8 +193,7 @@ public:
     row0 = b.create<arith::AddIOp>(loc, mBase, f.rowInTile);
     col0 = b.create<arith::AddIOp>(loc, nBase, f.colInTile);
     f32 = b.getF32Type();
-    groupRows =
-        b.create<arith::MulIOp>(loc, ext(b, op.getGroup()), ext(b, m));
+    groupRows = b.create<arith::MulIOp>(loc, ext(b, op.getGroup()), ext(b, m));
     // Default: every C load of the thread is issued before the first add, so
     // their latencies overlap. Interior tiles (all but the last row/column
     // of tiles when M or N is not a multiple of the block) need no guard at
@@ -282,9 +280,11 @@ private:
   Value inBounds(OpBuilder &bb, int i, int64_t j) {
     Value row = bb.create<arith::AddIOp>(loc, row0, i32(bb, loc, 8 * i));
     Value col = bb.create<arith::AddIOp>(loc, col0, i32(bb, loc, f.colOf(j)));
-    return bb.create<arith::AndIOp>(
-        loc, bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m),
-        bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
+    return bb
+        .create<arith::AndIOp>(
+            loc,
+            bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m),
+            bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
         .getResult();
   }
 
@@ -336,9 +336,10 @@ private:
   // Whether group j's 4 columns of the thread's row lie inside M x N.
   Value wideInBounds(OpBuilder &t, const QuadPairRows &q, int64_t j) {
     Value col = t.create<arith::AddIOp>(loc, q.colSel, i32(t, loc, 8 * j));
-    return t.create<arith::AndIOp>(
-        loc, q.rowOk,
-        t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
+    return t
+        .create<arith::AndIOp>(
+            loc, q.rowOk,
+            t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
         .getResult();
   }
 
@@ -371,15 +372,16 @@ private:
   Value quadInBounds(OpBuilder &t, int i, int64_t g) {
     Value row = t.create<arith::AddIOp>(loc, row0, i32(t, loc, 8 * i));
     Value col = t.create<arith::AddIOp>(loc, col0, i32(t, loc, 16 * g));
-    return t.create<arith::AndIOp>(
-        loc, t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m),
-        t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
+    return t
+        .create<arith::AndIOp>(
+            loc,
+            t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m),
+            t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, nDim))
         .getResult();
   }
 
-  void addChunks(OpBuilder &t, bool guarded, int64_t width,
-                       int64_t count, function_ref<Chunk(int64_t)> chunkAt,
-                       bool sumBeforeGuard) {
+  void addChunks(OpBuilder &t, bool guarded, int64_t width, int64_t count,
+                 function_ref<Chunk(int64_t)> chunkAt, bool sumBeforeGuard) {
     Value zero64 = t.create<arith::ConstantIntOp>(loc, t.getI64Type(), 0);
     auto vt = VectorType::get({width}, f32);
     unsigned align = 4 * width;
@@ -406,8 +408,9 @@ private:
       if (!out && addSums)
         out = chunk.sum(sb);
       Value to = ptrAt(sb, KernelOp::PtrD, offs[k]);
-      Value value = addSums ? sb.create<LLVM::FAddOp>(loc, cs[k], out).getResult()
-                            : cs[k];
+      Value value = addSums
+                        ? sb.create<LLVM::FAddOp>(loc, cs[k], out).getResult()
+                        : cs[k];
       sb.create<LLVM::StoreOp>(loc, value, to, align);
     }
   }
@@ -458,9 +461,9 @@ private:
       return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), arg(ptr))
           .getResult();
     };
-    sameCD = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                    asInt(KernelOp::PtrC),
-                                    asInt(KernelOp::PtrD));
+    sameCD =
+        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                               asInt(KernelOp::PtrC), asInt(KernelOp::PtrD));
     return sameCD;
   }
 
@@ -477,11 +480,10 @@ private:
                  .getThenBodyBuilder();
       // Each group's address is computed on its own (the form that was
       // measured as the default, bench/NOTES.md).
-      Value col =
-          sb.create<arith::AddIOp>(loc, q.colSel, i32(sb, loc, 8 * j));
+      Value col = sb.create<arith::AddIOp>(loc, q.colSel, i32(sb, loc, 8 * j));
       Value off = sb.create<arith::AddIOp>(loc, q.rowOff, ext(sb, col));
-      Value addr = sb.create<LLVM::PtrToIntOp>(
-          loc, sb.getI64Type(), ptrAt(sb, KernelOp::PtrD, off));
+      Value addr = sb.create<LLVM::PtrToIntOp>(loc, sb.getI64Type(),
+                                               ptrAt(sb, KernelOp::PtrD, off));
       std::string asmText = "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};";
       SmallVector<Value> operands = {addr};
       for (int e = 0; e < 4; ++e)
@@ -506,13 +508,12 @@ private:
         Value addr = sb.create<LLVM::PtrToIntOp>(
             loc, sb.getI64Type(), ptrAt(sb, KernelOp::PtrD, first));
         std::string asmText = "red.global.add.v4.f32 [$0+" +
-                              std::to_string(64 * g) +
-                              "], {$1, $2, $3, $4};";
+                              std::to_string(64 * g) + "], {$1, $2, $3, $4};";
         Value out = quadOf(sb, i, g);
         SmallVector<Value> operands = {addr};
         for (int e = 0; e < 4; ++e)
-          operands.push_back(sb.create<LLVM::ExtractElementOp>(
-              loc, out, i32(sb, loc, e)));
+          operands.push_back(
+              sb.create<LLVM::ExtractElementOp>(loc, out, i32(sb, loc, e)));
         inlinePtx(sb, loc, asmText, "l,f,f,f,f,~{memory}", operands);
       }
     }
@@ -569,8 +570,7 @@ void TileEpilogue::copyEmptyTile() {
                                 i32(b, loc, 0)),
         /*withElseRegion=*/true);
     OpBuilder eb = empty.getThenBodyBuilder();
-    auto copy =
-        eb.create<scf::IfOp>(loc, separateC, /*withElseRegion=*/false);
+    auto copy = eb.create<scf::IfOp>(loc, separateC, /*withElseRegion=*/false);
     OpBuilder cb = copy.getThenBodyBuilder();
     auto full = cb.create<scf::IfOp>(loc, interior, /*withElseRegion=*/true);
     addSums = false;
@@ -600,7 +600,7 @@ LogicalResult TileEpilogue::lower(ConversionPatternRewriter &rewriter) {
   if (k.reduce && needsBlocks && !blocks) {
     // Left unlowered, which fails the conversion.
     op.emitOpError(k.inPlace ? "the in-place kernel"
-                               : "the reduction epilogue's bound")
+                             : "the reduction epilogue's bound")
         << " needs the tile's block count, but the sums do not come from a "
            "block loop of dgemm-lower-to-kernel";
     return failure();
@@ -609,11 +609,11 @@ LogicalResult TileEpilogue::lower(ConversionPatternRewriter &rewriter) {
     // In-place kernel: c is d (the runtime launches it for nothing else)
     // and every tile with K blocks reduces; there is no register path. A
     // tile without K blocks leaves d (= c) alone.
-    Value inPlace =
-        k.inPlace ? b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
-                                              blocks, i32(b, loc, 0))
-                          .getResult()
-                    : inPlaceCond();
+    Value inPlace = k.inPlace
+                        ? b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                                  blocks, i32(b, loc, 0))
+                              .getResult()
+                        : inPlaceCond();
     // 1 <= blocks <= B (blocks - 1 wraps for 0): a tile without K blocks
     // (an empty group) keeps the register path, which leaves d = c exact
     // where a reduction of 0 would flush subnormal values.

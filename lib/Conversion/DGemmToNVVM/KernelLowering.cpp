@@ -14,8 +14,8 @@ KernelContext::KernelContext(LLVM::LLVMFuncOp func, ConfigAttr config)
       reduce(config.isInPlace() ||
              config.getEpilogue() == KernelEpilogue::Reduction),
       reduceMaxBlocks(config.isInPlace() ? 0 : config.getRedMaxBlocks()),
-      redVectorWidth(!config.isInPlace() && config.getClusterM() == 2 ? 2
-                                                                       : 4) {}
+      redVectorWidth(!config.isInPlace() && config.getClusterM() == 2 ? 2 : 4) {
+}
 
 Value KernelEmitter::smemAt(OpBuilder &b, Location loc, Value offset) const {
   Value base = b.create<LLVM::AddressOfOp>(loc, smemPtr(), kSmemSymbol);
@@ -35,10 +35,9 @@ Value KernelEmitter::barrier(OpBuilder &b, Location loc, BarrierKind kind,
   // The park has one slot (its ops' verifiers): one pair of barriers.
   if (kind == BarrierKind::park_full || kind == BarrierKind::park_empty)
     return parkBarrier(b, loc, kind == BarrierKind::park_full);
-  return stageBuffer(b, loc,
-                     kind == BarrierKind::full ? layout.fullBase
-                                               : layout.emptyBase,
-                     8, stage);
+  return stageBuffer(
+      b, loc, kind == BarrierKind::full ? layout.fullBase : layout.emptyBase, 8,
+      stage);
 }
 
 Value KernelEmitter::clusterRank(OpBuilder &b, Location loc) const {
@@ -53,8 +52,8 @@ void KernelEmitter::clusterSync(OpBuilder &b, Location loc) const {
             "~{memory}", ValueRange{});
 }
 
-Value KernelEmitter::slotAddress(OpBuilder &b, Location loc,
-                                 TmaOperand operand, Value slot) const {
+Value KernelEmitter::slotAddress(OpBuilder &b, Location loc, TmaOperand operand,
+                                 Value slot) const {
   Value cta = b.create<NVVM::BlockIdXOp>(loc, b.getI32Type());
   Value idx =
       b.create<LLVM::MulOp>(loc, cta, i32(b, loc, config.getDescSlots()));
@@ -74,8 +73,8 @@ void KernelEmitter::inlinePtx(OpBuilder &b, Location loc, StringRef ptx,
   b.create<LLVM::InlineAsmOp>(loc, TypeRange{}, operands, ptx, constraints,
                               /*has_side_effects=*/true,
                               /*is_align_stack=*/false,
-                              LLVM::TailCallKind::None,
-                              LLVM::AsmDialectAttr(), ArrayAttr());
+                              LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                              ArrayAttr());
 }
 
 /// Written out rather than nvvm.mbarrier.try_wait.parity: MLIR 22 lowers
@@ -108,9 +107,9 @@ void KernelEmitter::recordUse(OpBuilder &b, Location loc, Value slot,
 }
 
 Value KernelEmitter::parkBarrier(OpBuilder &b, Location loc, bool full) const {
-  return smemAt(b, loc,
-                i32(b, loc,
-                    full ? layout.parkFullBarrier : layout.parkEmptyBarrier));
+  return smemAt(
+      b, loc,
+      i32(b, loc, full ? layout.parkFullBarrier : layout.parkEmptyBarrier));
 }
 
 Value KernelEmitter::parkSwizzle(OpBuilder &b, Location loc, Value row) const {
@@ -123,7 +122,7 @@ Value KernelEmitter::parkRecord(OpBuilder &b, Location loc) const {
 }
 
 std::pair<Value, Value> KernelEmitter::tileCounts(OpBuilder &b,
-                                                   Location loc) const {
+                                                  Location loc) const {
   auto ceilDiv = [&](Value v, int64_t d) {
     return b
         .create<arith::DivUIOp>(
@@ -143,7 +142,7 @@ Value nvvm_lowering::mathWarpgroup(OpBuilder &b, Location loc, Value tid) {
 }
 
 Fragment nvvm_lowering::fragmentOf(OpBuilder &b, Location loc, Value tid,
-                           bool quads) {
+                                   bool quads) {
   auto c = [&](int64_t v) {
     return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
   };

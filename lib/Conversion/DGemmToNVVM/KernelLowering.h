@@ -1,4 +1,5 @@
-//===- KernelLowering.h - Shared state of the dgemm-to-NVVM patterns -*- C++ -*-===//
+//===- KernelLowering.h - Shared state of the dgemm-to-NVVM patterns -*- C++
+//-*-===//
 //
 // The conversion of one dgemm.kernel is a set of patterns, one per op, grouped
 // by concern (PipelinePatterns.cpp, MmaPatterns.cpp, ScalePatterns.cpp,

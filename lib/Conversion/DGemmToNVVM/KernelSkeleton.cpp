@@ -27,11 +27,12 @@ struct WarpSpecializeLowering : KernelPattern<WarpSpecializeOp> {
     // Producer bookkeeping cells, at the entry so SROA promotes them.
     {
       OpBuilder::InsertionGuard guard(rewriter);
-    OpBuilder &b = rewriter;
-    b.setInsertionPointToStart(&k.func.getBody().front());
+      OpBuilder &b = rewriter;
+      b.setInsertionPointToStart(&k.func.getBody().front());
       for (int64_t r = 0; r < config.getDescSlots(); ++r) {
-        Value cell = b.create<LLVM::AllocaOp>(loc, LLVM::LLVMPointerType::get(ctx),
-                                              b.getI32Type(), i32(b, loc, 1));
+        Value cell =
+            b.create<LLVM::AllocaOp>(loc, LLVM::LLVMPointerType::get(ctx),
+                                     b.getI32Type(), i32(b, loc, 1));
         b.create<LLVM::StoreOp>(loc, i32(b, loc, -1), cell);
         k.lastUse.push_back(cell);
       }
@@ -120,10 +121,9 @@ struct WarpSpecializeLowering : KernelPattern<WarpSpecializeOp> {
         Value from = i32(eb, loc, 32);
         auto workers = eb.create<scf::IfOp>(
             loc,
-            eb.create<arith::CmpIOp>(
-                loc, arith::CmpIPredicate::ult,
-                eb.create<arith::SubIOp>(loc, t, from),
-                i32(eb, loc, k.workerThreads)),
+            eb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                     eb.create<arith::SubIOp>(loc, t, from),
+                                     i32(eb, loc, k.workerThreads)),
             /*withElse=*/false);
         Block *wbody = workers.thenBlock();
         rewriter.inlineBlockBefore(&ws.getWorkers().front(), wbody,

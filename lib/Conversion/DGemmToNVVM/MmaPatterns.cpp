@@ -26,7 +26,8 @@ struct MmaLowering : KernelPattern<MmaOp> {
     // arrives. With several blocks per turn, every block's descriptors go
     // there (the walk passes the WGMMAs already lowered for the earlier
     // blocks: the turns are lowered after every dgemm.mma).
-    for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    for (Operation *prev = op->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
       if (auto turn = dyn_cast<TurnOp>(prev)) {
         Operation *def = op.getStage().getDefiningOp();
         if (turn.getAction() == TurnAction::wait &&
@@ -49,33 +50,34 @@ struct MmaLowering : KernelPattern<MmaOp> {
     if (!k.uniformWg) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&k.func.getBody().front());
-      k.uniformWg = b.create<NVVM::ShflOp>(
-          loc, b.getI32Type(), i32(b, loc, -1),
-          mathWarpgroup(b, loc, tid(b, loc)), i32(b, loc, 0), i32(b, loc, 0x1f),
-          NVVM::ShflKind::idx, UnitAttr());
+      k.uniformWg = b.create<NVVM::ShflOp>(loc, b.getI32Type(), i32(b, loc, -1),
+                                           mathWarpgroup(b, loc, tid(b, loc)),
+                                           i32(b, loc, 0), i32(b, loc, 0x1f),
+                                           NVVM::ShflKind::idx, UnitAttr());
     }
     Value wg = k.uniformWg;
-    Value aOff = b.create<LLVM::MulOp>(loc, op.getStage(),
-                                       i32(b, loc, layout.aBytes));
+    Value aOff =
+        b.create<LLVM::MulOp>(loc, op.getStage(), i32(b, loc, layout.aBytes));
     aOff = b.create<LLVM::AddOp>(
         loc, aOff, b.create<LLVM::MulOp>(loc, wg, i32(b, loc, 64 * 128)));
     Value aAddr = b.create<LLVM::AddOp>(loc, aOff, i32(b, loc, layout.aBase));
     Value bAddr = b.create<LLVM::AddOp>(
-        loc, b.create<LLVM::MulOp>(loc, op.getStage(), i32(b, loc, layout.bBytes)),
+        loc,
+        b.create<LLVM::MulOp>(loc, op.getStage(), i32(b, loc, layout.bBytes)),
         i32(b, loc, layout.bBase + op.getColOffset() * config.getBlockK()));
     // Shared-window address of the dynamic buffer.
     Value base = b.create<LLVM::AddressOfOp>(loc, smemPtr(), kSmemSymbol);
     Value base32 = b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), base);
-    // K-major, 128B swizzle: SBO = 1024 bytes (8 rows of 128 bytes), LBO unused,
-    // layout type 1 in bits 62-63.
+    // K-major, 128B swizzle: SBO = 1024 bytes (8 rows of 128 bytes), LBO
+    // unused, layout type 1 in bits 62-63.
     auto descriptor = [&](Value offset) {
       Value addr = b.create<LLVM::AddOp>(loc, base32, offset);
       Value field = b.create<LLVM::LShrOp>(
           loc, b.create<LLVM::AndOp>(loc, addr, i32(b, loc, 0x3FFFF)),
           i32(b, loc, 4));
       Value d = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), field);
-      int64_t hi = (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) |
-                   (int64_t(1) << 62);
+      int64_t hi =
+          (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
       return b.create<LLVM::OrOp>(loc, d, i64(b, loc, hi)).getResult();
     };
     Value descA = descriptor(aAddr), descB = descriptor(bAddr);
@@ -90,10 +92,8 @@ struct MmaLowering : KernelPattern<MmaOp> {
       Value da = b.create<LLVM::AddOp>(loc, descA, step);
       Value db = b.create<LLVM::AddOp>(loc, descB, step);
       acc = b.create<NVVM::WgmmaMmaAsyncOp>(
-          loc, structType, acc, da, db,
-          NVVM::MMAShapeAttr::get(ctx, 64, n, 32),
-          NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::e4m3,
-          NVVM::WGMMATypes::f32,
+          loc, structType, acc, da, db, NVVM::MMAShapeAttr::get(ctx, 64, n, 32),
+          NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::f32,
           kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row, NVVM::MMALayout::col,
@@ -108,9 +108,9 @@ struct MmaLowering : KernelPattern<MmaOp> {
     if (llvm::all_of(op.getAcc().getUsers(), [](Operation *user) {
           return isa<PromoteOp, TurnOp>(user);
         })) {
-      result = b.create<UnrealizedConversionCastOp>(loc, op.getAcc().getType(),
-                                                    acc)
-                   .getResult(0);
+      result =
+          b.create<UnrealizedConversionCastOp>(loc, op.getAcc().getType(), acc)
+              .getResult(0);
     } else {
       result = b.create<LLVM::UndefOp>(loc, op.getAcc().getType());
       for (int64_t r = 0; r < n / 2; ++r)
@@ -154,7 +154,8 @@ struct TurnLowering : KernelPattern<TurnOp> {
     Value wg = mathWarpgroup(b, loc, tid(b, loc));
     Value one = i32(b, loc, 1);
     switch (op.getAction()) {
-    case TurnAction::start: // the last warpgroup gives warpgroup 0 the first turn
+    case TurnAction::start: // the last warpgroup gives warpgroup 0 the first
+                            // turn
       inlinePtx(b, loc,
                 "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $0, " +
                     std::to_string(warpgroups - 1) +
@@ -165,16 +166,16 @@ struct TurnLowering : KernelPattern<TurnOp> {
       inlinePtx(b, loc, "bar.sync $0, 256;", "r,~{memory}",
                 ValueRange{b.create<LLVM::AddOp>(loc, wg, one)});
       break;
-    case TurnAction::pass: { // bar.arrive (1 + (wg + 1) % W): the next one's turn
+    case TurnAction::pass: { // bar.arrive (1 + (wg + 1) % W): the next one's
+                             // turn
       Value next;
       if (warpgroups == 2) {
         next = b.create<LLVM::SubOp>(loc, i32(b, loc, 2), wg);
       } else {
         Value last = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, wg,
                                             i32(b, loc, warpgroups - 1));
-        next = b.create<LLVM::SelectOp>(loc, last, one,
-                                        b.create<LLVM::AddOp>(loc, wg,
-                                                              i32(b, loc, 2)));
+        next = b.create<LLVM::SelectOp>(
+            loc, last, one, b.create<LLVM::AddOp>(loc, wg, i32(b, loc, 2)));
       }
       inlinePtx(b, loc, "bar.arrive $0, 256;", "r,~{memory}", ValueRange{next});
       break;

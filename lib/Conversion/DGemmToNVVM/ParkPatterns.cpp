@@ -55,9 +55,10 @@ struct ParkStoreLowering : KernelPattern<ParkStoreOp> {
     SumPairs sums(op.getSums());
     for (int i = 0; i < 2; ++i)
       for (int64_t j = 0; j < n / 8; ++j) {
-        Value at = b.create<arith::AddIOp>(
-            loc, offs[j % 4], c(8 * i * rowBytes + 128 * (j / 4)));
-        b.create<LLVM::StoreOp>(loc, sums.pair(b, loc, i, j), smemAt(b, loc, at),
+        Value at = b.create<arith::AddIOp>(loc, offs[j % 4],
+                                           c(8 * i * rowBytes + 128 * (j / 4)));
+        b.create<LLVM::StoreOp>(loc, sums.pair(b, loc, i, j),
+                                smemAt(b, loc, at),
                                 /*alignment=*/8);
       }
     // The tile's coordinates go with it, so that the workers need not know
@@ -77,10 +78,12 @@ struct ParkStoreLowering : KernelPattern<ParkStoreOp> {
               nTiles),
           op.getNBlock());
       auto first = b.create<scf::IfOp>(
-          loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t, c(128)),
+          loc,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t, c(128)),
           /*withElse=*/false);
       OpBuilder fb = first.getThenBodyBuilder();
-      fb.create<LLVM::StoreOp>(loc, coords, parkRecord(fb, loc), /*alignment=*/4);
+      fb.create<LLVM::StoreOp>(loc, coords, parkRecord(fb, loc),
+                               /*alignment=*/4);
     }
     rewriter.eraseOp(op);
     return success();
@@ -112,7 +115,8 @@ struct ParkReduceLowering : KernelPattern<ParkReduceOp> {
     int64_t rowsPer = k.workerThreads / units;
     // The swizzle repeats every 4 rows: every step sees the same pattern.
     int64_t unroll = std::max<int64_t>(4, 8 / rowsPer);
-    int64_t rowsPerStep = rowsPer * unroll, steps = config.getBlockM() / rowsPerStep;
+    int64_t rowsPerStep = rowsPer * unroll,
+            steps = config.getBlockM() / rowsPerStep;
     Value wt = b.create<arith::SubIOp>(loc, tid(b, loc), c(32));
     Value u = b.create<arith::RemUIOp>(loc, wt, c(units));
     Value h = b.create<arith::DivUIOp>(loc, wt, c(units));
@@ -126,9 +130,9 @@ struct ParkReduceLowering : KernelPattern<ParkReduceOp> {
           b.create<arith::XOrIOp>(loc, uLow, parkSwizzle(b, loc, r)));
       smemOff[k] = b.create<arith::AddIOp>(
           loc,
-          b.create<arith::AddIOp>(
-              loc, b.create<arith::MulIOp>(loc, r, c(rowBytes)),
-              b.create<arith::MulIOp>(loc, unit, c(16))),
+          b.create<arith::AddIOp>(loc,
+                                  b.create<arith::MulIOp>(loc, r, c(rowBytes)),
+                                  b.create<arith::MulIOp>(loc, unit, c(16))),
           c(layout.parkBase));
     }
     Value m = arg(KernelOp::DimM), nDim = arg(KernelOp::DimN);
@@ -143,8 +147,9 @@ struct ParkReduceLowering : KernelPattern<ParkReduceOp> {
                                              parkRecord(lb, loc), /*align=*/4);
       Value group = lb.create<arith::DivUIOp>(loc, coords, perGroup);
       Value rem = lb.create<arith::RemUIOp>(loc, coords, perGroup);
-      Value kPtr = lb.create<LLVM::GEPOp>(loc, globalPtr(), lb.getI32Type(),
-                                          arg(KernelOp::PtrKs), ValueRange{group});
+      Value kPtr =
+          lb.create<LLVM::GEPOp>(loc, globalPtr(), lb.getI32Type(),
+                                 arg(KernelOp::PtrKs), ValueRange{group});
       Value blocks = lb.create<arith::DivUIOp>(
           loc, lb.create<LLVM::LoadOp>(loc, lb.getI32Type(), kPtr),
           i32(lb, loc, 128));
@@ -180,13 +185,14 @@ struct ParkReduceLowering : KernelPattern<ParkReduceOp> {
             ab.create<LLVM::GEPOp>(loc, globalPtr(), ab.getF32Type(),
                                    arg(KernelOp::PtrD), ValueRange{first}));
         Value rowStride = ab.create<arith::MulIOp>(
-            loc, ext(ab, nDim), ab.create<arith::ConstantIntOp>(
-                                    loc, ab.getI64Type(), 4 * rowsPer));
+            loc, ext(ab, nDim),
+            ab.create<arith::ConstantIntOp>(loc, ab.getI64Type(), 4 * rowsPer));
         auto loop = ab.create<scf::ForOp>(loc, i32(ab, loc, 0),
                                           i32(ab, loc, steps), i32(ab, loc, 1));
         OpBuilder sb = OpBuilder::atBlockBegin(loop.getBody());
         Value s = loop.getInductionVar();
-        Value rowS = sb.create<arith::MulIOp>(loc, s, i32(sb, loc, rowsPerStep));
+        Value rowS =
+            sb.create<arith::MulIOp>(loc, s, i32(sb, loc, rowsPerStep));
         Value smemS = sb.create<arith::MulIOp>(
             loc, s, i32(sb, loc, rowsPerStep * rowBytes));
         auto v4 = VectorType::get({4}, sb.getF32Type());
@@ -194,7 +200,8 @@ struct ParkReduceLowering : KernelPattern<ParkReduceOp> {
         for (int64_t kk = 0; kk < unroll; ++kk)
           vals.push_back(sb.create<LLVM::LoadOp>(
               loc, v4,
-              smemAt(sb, loc, sb.create<arith::AddIOp>(loc, smemOff[kk], smemS)),
+              smemAt(sb, loc,
+                     sb.create<arith::AddIOp>(loc, smemOff[kk], smemS)),
               /*alignment=*/16));
         for (int64_t kk = 0; kk < unroll; ++kk) {
           Value r = sb.create<arith::AddIOp>(
@@ -209,10 +216,9 @@ struct ParkReduceLowering : KernelPattern<ParkReduceOp> {
               loc,
               sb.create<arith::AddIOp>(
                   loc,
-                  sb.create<arith::MulIOp>(
-                      loc, ext(sb, s),
-                      sb.create<arith::ConstantIntOp>(loc, sb.getI64Type(),
-                                                      unroll)),
+                  sb.create<arith::MulIOp>(loc, ext(sb, s),
+                                           sb.create<arith::ConstantIntOp>(
+                                               loc, sb.getI64Type(), unroll)),
                   sb.create<arith::ConstantIntOp>(loc, sb.getI64Type(), kk)),
               rowStride);
           Value addr = sb.create<arith::AddIOp>(loc, base, off);

@@ -118,8 +118,9 @@ struct ArriveLowering : KernelPattern<ArriveOp> {
     b.create<NVVM::SyncWarpOp>(loc, i32(b, loc, -1));
     Value lane = b.create<arith::RemUIOp>(loc, tid(b, loc), i32(b, loc, 32));
     auto first = b.create<scf::IfOp>(
-        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane,
-                                     i32(b, loc, 0)),
+        loc,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane,
+                                i32(b, loc, 0)),
         /*withElseRegion=*/false);
     OpBuilder t = first.getThenBodyBuilder();
     release(t);
@@ -156,7 +157,8 @@ struct TmaLoadLowering : KernelPattern<TmaLoadOp> {
     if (Value slot = op.getSlot()) {
       desc = toGeneric(b, loc, slotAddress(b, loc, op.getOperand(), slot));
       // Remember the iteration for the drain before the slot's next rewrite.
-      recordUse(b, loc, slot, op.getStage().getDefiningOp<StageOp>().getIteration());
+      recordUse(b, loc, slot,
+                op.getStage().getDefiningOp<StageOp>().getIteration());
     }
     Value bar = barrier(b, loc, BarrierKind::full, op.getStage());
     // A multicast load writes this CTA's rows of the B tile at the same offset
@@ -186,9 +188,9 @@ struct TmaLoadLowering : KernelPattern<TmaLoadOp> {
                 b.create<LLVM::LShrOp>(loc, op.getY(), i32(b, loc, 4))};
     }
     b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
-        loc, dst, desc, coords, bar, ValueRange{},
-        mask, Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/!mask,
-        NVVM::CTAGroupKindAttr(), Value());
+        loc, dst, desc, coords, bar, ValueRange{}, mask, Value(),
+        NVVM::TMALoadMode::TILE, /*isCTAOnly=*/!mask, NVVM::CTAGroupKindAttr(),
+        Value());
     rewriter.eraseOp(op);
     return success();
   }
@@ -218,33 +220,34 @@ struct DescUpdateLowering : KernelPattern<DescUpdateOp> {
     // a K_g-byte row stride.
     Value rows = b.create<LLVM::ZExtOp>(
         loc, b.getI64Type(), arg(isA ? KernelOp::DimM : KernelOp::DimN));
-    Value base = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(),
-                                            arg(isA ? KernelOp::PtrA
-                                                    : KernelOp::PtrB));
+    Value base = b.create<LLVM::PtrToIntOp>(
+        loc, b.getI64Type(), arg(isA ? KernelOp::PtrA : KernelOp::PtrB));
     Value addr = b.create<LLVM::AddOp>(
         loc, base, b.create<LLVM::MulOp>(loc, rows, op.getKOffset()));
     Value k64 = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), op.getKSize());
-    inlinePtx(b, loc,
-              "tensormap.replace.tile.global_address.global.b1024.b64 [$0], $1;",
-              "l,l,~{memory}", ValueRange{slot, addr});
+    inlinePtx(
+        b, loc,
+        "tensormap.replace.tile.global_address.global.b1024.b64 [$0], $1;",
+        "l,l,~{memory}", ValueRange{slot, addr});
     inlinePtx(b, loc,
               "tensormap.replace.tile.global_dim.global.b1024.b32 [$0], 0, $1;",
               "l,r,~{memory}", ValueRange{slot, op.getKSize()});
     // Quad-ordered B rows (5-D map): dims 1-4 step 1, 4, 2 and 16 rows.
     const int64_t rowSteps[] = {1, 4, 2, 16};
     for (int64_t d = 0; d < (quadB && !isA ? 4 : 1); ++d)
-      inlinePtx(b, loc,
-                "tensormap.replace.tile.global_stride.global.b1024.b64 [$0], " +
-                    std::to_string(d) + ", $1;",
-                "l,l,~{memory}",
-                ValueRange{slot, rowSteps[d] == 1
-                                     ? k64
-                                     : b.create<LLVM::MulOp>(
-                                           loc, k64,
-                                           b.create<LLVM::ConstantOp>(
-                                               loc, b.getI64Type(),
-                                               b.getI64IntegerAttr(rowSteps[d])))
-                                           .getResult()});
+      inlinePtx(
+          b, loc,
+          "tensormap.replace.tile.global_stride.global.b1024.b64 [$0], " +
+              std::to_string(d) + ", $1;",
+          "l,l,~{memory}",
+          ValueRange{slot, rowSteps[d] == 1
+                               ? k64
+                               : b.create<LLVM::MulOp>(
+                                      loc, k64,
+                                      b.create<LLVM::ConstantOp>(
+                                          loc, b.getI64Type(),
+                                          b.getI64IntegerAttr(rowSteps[d])))
+                                     .getResult()});
     rewriter.eraseOp(op);
     return success();
   }
@@ -298,15 +301,14 @@ struct DescPublishLowering : KernelPattern<DescPublishOp> {
     OpBuilder &b = rewriter;
     rewriter.setInsertionPoint(op);
     Location loc = op.getLoc();
-    Value slot = toGeneric(b, loc, slotAddress(b, loc, op.getOperand(),
-                                               op.getSlot()));
+    Value slot =
+        toGeneric(b, loc, slotAddress(b, loc, op.getOperand(), op.getSlot()));
     b.create<NVVM::FenceProxyReleaseOp>(loc, NVVM::MemScopeKind::GPU,
                                         NVVM::ProxyKind::GENERIC,
                                         NVVM::ProxyKind::TENSORMAP);
-    b.create<NVVM::FenceProxyAcquireOp>(loc, NVVM::MemScopeKind::GPU, slot,
-                                        i32(b, loc, 128),
-                                        NVVM::ProxyKind::GENERIC,
-                                        NVVM::ProxyKind::TENSORMAP);
+    b.create<NVVM::FenceProxyAcquireOp>(
+        loc, NVVM::MemScopeKind::GPU, slot, i32(b, loc, 128),
+        NVVM::ProxyKind::GENERIC, NVVM::ProxyKind::TENSORMAP);
     rewriter.eraseOp(op);
     return success();
   }
@@ -319,9 +321,9 @@ struct ProxyFenceLowering : KernelPattern<ProxyFenceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     OpBuilder &b = rewriter;
     rewriter.setInsertionPoint(op);
-    b.create<NVVM::FenceProxyOp>(op.getLoc(), NVVM::ProxyKind::async_shared,
-                                 NVVM::SharedSpaceAttr::get(
-                                     ctx, NVVM::SharedSpace::shared_cta));
+    b.create<NVVM::FenceProxyOp>(
+        op.getLoc(), NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     rewriter.eraseOp(op);
     return success();
   }

@@ -77,8 +77,7 @@ static Value sfbValue(OpBuilder &b, Location loc, const StageScales &st,
 }
 
 /// A pattern that reads a stage's scales.
-template <typename Op>
-struct ScalePattern : KernelPattern<Op> {
+template <typename Op> struct ScalePattern : KernelPattern<Op> {
   using KernelPattern<Op>::KernelPattern;
   StageScales stageScalesOf(OpBuilder &b, Location loc, Value stage) const {
     return {this->stageBuffer(b, loc, this->layout.sfaBase,
@@ -104,7 +103,8 @@ struct LoadScalesLowering : ScalePattern<LoadScalesOp> {
       scales = b.create<LLVM::InsertElementOp>(loc, scales, st.sfaOf(b, loc, i),
                                                i32(b, loc, i));
     int64_t j0 = op.getColOffset() / 8;
-    int64_t groups = (cast<VectorType>(op.getScales().getType()).getNumElements() - 2) / 2;
+    int64_t groups =
+        (cast<VectorType>(op.getScales().getType()).getNumElements() - 2) / 2;
     SfbLoads loaded;
     for (int64_t j = 0; j < groups; ++j)
       for (int c = 0; c < 2; ++c) {
