@@ -156,6 +156,27 @@ else
   skip pytest-gpu "no bundle or no torch/pytest"
 fi
 
+# --- 2c. The m-grouped kernel ----------------------------------------------
+# Its Python checks (bench/check_m_grouped.py: reference, poisoned padding
+# rows, bitwise repeats), then the small cases under each sanitizer; output
+# goes to pytest.log.
+if [ -n "$BUNDLE" ] && ls "$BUNDLE"/dgemm_mgrouped_* >/dev/null 2>&1 &&
+   python3 -c 'import torch' 2>/dev/null; then
+  mg_env=(PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so"
+          DGEMM_KERNEL_DIR="$BUNDLE")
+  run m-grouped "$OUT/pytest.log" env "${mg_env[@]}" \
+    python3 bench/check_m_grouped.py --repeats "${DGEMM_MGROUPED_REPEATS:-5}"
+  if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck synccheck; do
+      run "mg-sanitizer-$tool" "$OUT/pytest.log" env "${mg_env[@]}" \
+        compute-sanitizer --tool "$tool" --error-exitcode 1 \
+        python3 bench/check_m_grouped.py --small --repeats 1
+    done
+  fi
+else
+  skip m-grouped "no m-grouped kernels in the bundle, or no torch"
+fi
+
 # --- 3. Benchmark ----------------------------------------------------------
 if [ -f "$BENCH" ]; then
   run bench "$OUT/bench.log" env "${bundle_env[@]}" \

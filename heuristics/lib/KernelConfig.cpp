@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "dgemm/Heuristics/KernelConfig.h"
+#include "dgemm/Heuristics/MGroupedConfig.h"
+#include "Rules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +16,8 @@
 #include <utility>
 
 using namespace dgemm::heuristics;
+using dgemm::heuristics::detail::ceilDiv;
+using dgemm::heuristics::detail::violation;
 
 namespace {
 
@@ -95,15 +99,6 @@ int64_t satMul(int64_t a, int64_t b) {
 /// `value` rounded up to a multiple of `align` (> 0), saturating.
 int64_t alignTo(int64_t value, int64_t align) {
   return satAdd(value, align - 1) / align * align;
-}
-
-/// ceil(a / b) for a >= 0 and b > 0, without the overflow of a + b - 1.
-int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
-
-std::string violation(const char *field, const std::string &rule, int64_t got) {
-  std::ostringstream os;
-  os << field << " must " << rule << ", got " << got;
-  return os.str();
 }
 
 /// `count` consecutive groups with the same K.
@@ -415,6 +410,28 @@ std::optional<unsigned> dgemm::heuristics::parseUnsafe(std::string_view text) {
   }
 }
 
+const char *dgemm::heuristics::kindName(Kind kind) {
+  switch (kind) {
+  case Kind::Normal:
+    return "normal";
+  case Kind::MGroupedContiguous:
+    return "m_grouped_contiguous";
+  case Kind::MGroupedMasked:
+    return "m_grouped_masked";
+  case Kind::KGroupedContiguous:
+    return "k_grouped_contiguous";
+  }
+  return "invalid";
+}
+
+std::optional<Kind> dgemm::heuristics::parseKind(std::string_view name) {
+  for (Kind k : {Kind::Normal, Kind::MGroupedContiguous, Kind::MGroupedMasked,
+                 Kind::KGroupedContiguous})
+    if (name == kindName(k))
+      return k;
+  return std::nullopt;
+}
+
 int KernelConfig::threads() const {
   return kThreadsPerWarpgroup * (1 + mathWarpgroups);
 }
@@ -426,6 +443,8 @@ int KernelConfig::smemBytes() const {
 }
 
 std::string KernelConfig::entryName() const {
+  if (kind != Kind::KGroupedContiguous)
+    return mGroupedEntryName(*this);
   std::ostringstream os;
   os << "dgemm_kgrouped_fp8_1d1d_bm" << blockM << "_bn" << blockN << "_s"
      << stages << "_r" << descSlots;
@@ -449,7 +468,7 @@ std::string KernelConfig::entryName() const {
 std::string KernelConfig::toMeta() const {
   std::ostringstream os;
   os << "entry=" << entryName() << "\n"
-     << "kind=k_grouped_contiguous\n"
+     << "kind=" << kindName(kind) << "\n"
      << "abi=" << kKernelAbiVersion << "\n"
      << "block_m=" << blockM << "\n"
      << "block_n=" << blockN << "\n"
@@ -470,7 +489,7 @@ std::string KernelConfig::toMeta() const {
 }
 
 bool KernelConfig::operator==(const KernelConfig &o) const {
-  return blockM == o.blockM && blockN == o.blockN && blockK == o.blockK &&
+  return kind == o.kind && blockM == o.blockM && blockN == o.blockN && blockK == o.blockK &&
          stages == o.stages && descSlots == o.descSlots &&
          mathWarpgroups == o.mathWarpgroups && clusterM == o.clusterM &&
          clusterN == o.clusterN && swizzleA == o.swizzleA &&
@@ -481,13 +500,13 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
 
 /// The layout of a tile, K block depth, stage count and epilogue.
 static SmemLayout layoutFor(int64_t blockM, int64_t blockN, int64_t blockK,
-                            int64_t stages, bool parked) {
+                            int64_t stages, bool parked, bool stagedSfb = true) {
   SmemLayout l;
   l.stages = stages;
   l.aBytes = satMul(blockM, blockK);
   l.bBytes = satMul(blockN, blockK);
   l.sfaBytes = alignTo(satMul(blockM, 4), kScaleSliceAlign);
-  l.sfbBytes = alignTo(satMul(blockN, 4), kScaleSliceAlign);
+  l.sfbBytes = stagedSfb ? alignTo(satMul(blockN, 4), kScaleSliceAlign) : 0;
   l.aBase = 0;
   l.bBase = satMul(stages, l.aBytes);
   l.sfaBase = satAdd(l.bBase, satMul(stages, l.bBytes));
@@ -508,7 +527,8 @@ static SmemLayout layoutFor(int64_t blockM, int64_t blockN, int64_t blockK,
 
 SmemLayout dgemm::heuristics::smemLayoutFor(const KernelConfig &c) {
   return layoutFor(c.blockM, c.blockN, c.blockK, c.stages,
-                   c.epilogue == Epilogue::Parked);
+                   c.epilogue == Epilogue::Parked,
+                   /*stagedSfb=*/c.kind == Kind::KGroupedContiguous);
 }
 
 int64_t dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
@@ -571,6 +591,16 @@ void dgemm::heuristics::unparkIfUnfit(KernelConfig &c, const Target &target) {
 }
 
 int dgemm::heuristics::mostStages(const KernelConfig &c, const Target &target) {
+  if (c.kind != Kind::KGroupedContiguous) {
+    KernelConfig next = c;
+    next.stages = 0;
+    while (next.stages < kMaxStages) {
+      ++next.stages;
+      if (smemLayoutFor(next).totalBytes > target.maxSmemPerBlock)
+        return next.stages - 1;
+    }
+    return next.stages;
+  }
   return c.epilogue == Epilogue::Parked
              ? maxParkedStages(c.blockM, c.blockN, target)
              : maxStages(c.blockM, c.blockN, target);
@@ -582,6 +612,13 @@ int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
 
 std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                                            const Target &target) {
+  if (c.kind == Kind::MGroupedContiguous)
+    return checkMGroupedConfig(c, target);
+  if (c.kind != Kind::KGroupedContiguous)
+    return violation("kind",
+                     "be k_grouped_contiguous (3) or m_grouped_contiguous (1): "
+                     "no kernel of this kind is built",
+                     int(c.kind));
   if (c.blockM != 64 && c.blockM != 128 && c.blockM != 192)
     return violation(
         "block_m", "be 64, 128 or 192 (64 rows per math warpgroup)", c.blockM);
@@ -1107,6 +1144,10 @@ std::string dgemm::heuristics::applyOverrides(KernelConfig &config,
                                               const KGroupedProblem *problem) {
   if (std::string why = checkOverrides(o); !why.empty())
     return why;
+  if (config.kind != Kind::KGroupedContiguous) {
+    applyMGroupedOverrides(config, o, target);
+    return "";
+  }
   KernelConfig c = config;
   auto valid = [&](const KernelConfig &k) {
     return checkConfig(k, target).empty();

@@ -1,4 +1,5 @@
-"""dgemm: a drop-in for DeepGEMM's SM90 ``k_grouped_fp8_gemm_nt_contiguous``.
+"""dgemm: a drop-in for DeepGEMM's SM90 ``k_grouped_fp8_gemm_nt_contiguous`` and
+``m_grouped_fp8_gemm_nt_contiguous``.
 
 The GEMM runs in the dgemm runtime library (``libdgemm_runtime.so``), loaded
 through ctypes at the first call; see docs/Python.md for how it is found.
@@ -23,6 +24,13 @@ _LAZY = {
     "make_k_grouped_operand": "layout",
     "k_grouped_reference": "layout",
     "calc_diff": "testing",
+    "m_grouped_fp8_gemm_nt_contiguous": "m_grouped",
+    "get_mk_alignment_for_contiguous_layout": "m_grouped",
+    "get_tma_aligned_size": "m_grouped",
+    "get_mn_major_tma_aligned_tensor": "m_grouped",
+    "per_token_cast_to_fp8": "m_grouped",
+    "per_block_cast_to_fp8": "m_grouped",
+    "m_grouped_reference": "m_grouped",
 }
 
 __all__ = sorted([*_LAZY, "allow_unsafe_kernels", "kernel_info", "runtime_version",

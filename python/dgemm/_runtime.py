@@ -78,6 +78,10 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn.argtypes = [vp, vp, vp, vp, vp, vp, i64, i64, i32, ctypes.POINTER(i32), vp,
                    vp, u64, vp, ctypes.POINTER(ctypes.c_char), u64]
     fn.restype = ctypes.c_int
+    fn = lib.dgemm_m_grouped_fp8_gemm_nt_contiguous
+    fn.argtypes = [vp, vp, vp, vp, vp, vp, i64, i64, i64, i32, vp,
+                   ctypes.POINTER(ctypes.c_char), u64]
+    fn.restype = ctypes.c_int
     fn = lib.dgemm_k_grouped_workspace_bytes
     fn.argtypes = [i64, i64, i32, ctypes.POINTER(i32)]
     fn.restype = u64
@@ -163,6 +167,22 @@ def launch(
     rc = lib.dgemm_k_grouped_fp8_gemm_nt_contiguous(
         a, sfa, b, sfb, d, c, m, n, len(ks), _ks_array(ks), ks_device,
         workspace, workspace_bytes, stream, err, _ERR_LEN)
+    _raise_for(rc, err)
+
+
+def m_grouped_launch(
+    a: int, sfa: int, b: int, sfb: int, d: int, grouped_layout: int,
+    m_sum: int, n: int, k: int, num_groups: int, stream: int,
+) -> None:
+    """Enqueues the m-grouped kernel on ``stream``; raises on a non-zero return code."""
+    lib = load()
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    rc = lib.dgemm_m_grouped_fp8_gemm_nt_contiguous(
+        a, sfa, b, sfb, d, grouped_layout, m_sum, n, k, num_groups, stream, err, _ERR_LEN)
+    _raise_for(rc, err)
+
+
+def _raise_for(rc: int, err) -> None:
     if rc != 0:
         message = err.value.decode(errors="replace") or "(no message)"
         name = _ERROR_NAMES.get(rc, f"code {rc}")

@@ -4,6 +4,7 @@
 
 #include "dgemm/Runtime/KGroupedGemm.h"
 #include "dgemm/Runtime/KernelBundle.h"
+#include "dgemm/Runtime/MGroupedGemm.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -91,6 +92,26 @@ int dgemm_k_grouped_fp8_gemm_nt_contiguous(
         makeArgs(a, sfa, b, sfb, d, c, m, n, num_groups, ks_host, ks_device,
                  workspace, workspace_bytes);
     return kGroupedFp8GemmNtContiguous(args, static_cast<CUstream>(stream));
+  });
+}
+
+int dgemm_m_grouped_fp8_gemm_nt_contiguous(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
+    int32_t num_groups, void *stream, char *err, uint64_t err_len) {
+  return guarded("dgemm_m_grouped_fp8_gemm_nt_contiguous", err, err_len, [&] {
+    MGroupedArgs args;
+    args.a = a;
+    args.sfa = sfa;
+    args.b = b;
+    args.sfb = sfb;
+    args.d = d;
+    args.groupedLayout = grouped_layout;
+    args.mSum = m_sum;
+    args.n = n;
+    args.k = k;
+    args.numGroups = num_groups;
+    return mGroupedFp8GemmNtContiguous(args, static_cast<CUstream>(stream));
   });
 }
 

@@ -10,6 +10,7 @@
 #include "dgemm/Runtime/TensorMaps.h"
 
 #include "DriverExtras.h"
+#include "Launch.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -53,34 +54,13 @@ bool mulFits(int64_t a, int64_t b, int64_t c, int64_t &out) {
          !__builtin_mul_overflow(out, c, &out);
 }
 
-Status checkDevice(const DriverApi &api, const DeviceInfo &device) {
-  // The bundle is sm_90a PTX, which only a compute capability 9.0 device runs.
-  if (device.ccMajor == 9 && device.ccMinor == 0)
-    return Status::success();
-  char name[256] = "unknown";
-  api.cuDeviceGetName(name, sizeof(name), device.device);
-  return Status::error(ErrorCode::UnsupportedDevice,
-                       std::string("device '") + name +
-                           "' has compute capability " +
-                           std::to_string(device.ccMajor) + "." +
-                           std::to_string(device.ccMinor) +
-                           "; the kernels are built for sm_90a (9.0)");
-}
-
 /// The driver, the context of `stream` made current (docs/Runtime.md), its
 /// device's facts, and the configuration a call with these sizes launches.
 Status enterAndChoose(CUstream stream, int64_t m, int64_t n, int numGroups,
                       const int *ksHost, bool inPlace, const DriverApi *&api,
                       ScopedContext &scope, DeviceInfo &device,
                       KernelConfig &config) {
-  if (Status s = getDriver(api); !s.ok())
-    return s;
-  if (Status s = scope.enter(*api, stream); !s.ok())
-    return s;
-  if (Status s = getDeviceInfo(*api, scope.context(), scope.device(), device);
-      !s.ok())
-    return s;
-  if (Status s = checkDevice(*api, device); !s.ok())
+  if (Status s = enterDevice(stream, api, scope, device); !s.ok())
     return s;
   Target target = targetFor(device);
   // A malformed DGEMM_* override fails here, naming the variable.
@@ -93,17 +73,6 @@ Status enterAndChoose(CUstream stream, int64_t m, int64_t n, int numGroups,
     return Status::error(ErrorCode::UnsupportedDevice,
                          "no kernel configuration fits this device: " + why);
   return Status::success();
-}
-
-/// The chosen configuration's kernel from the bundle directory, loaded into
-/// the scope's context on first use.
-Status chosenKernel(const DriverApi &api, const ScopedContext &scope,
-                    const DeviceInfo &device, const KernelConfig &config,
-                    const LoadedKernel *&kernel) {
-  std::string dir;
-  if (Status s = resolveKernelDir(dir); !s.ok())
-    return s;
-  return getKernel(api, scope.context(), device, dir, config, kernel);
 }
 
 } // namespace
@@ -194,6 +163,9 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
            groups = uint32_t(args.numGroups);
   uint32_t band =
       chooseRasterBand(args.m, args.n, int(args.numGroups), args.ksHost);
+  // The m-grouped kernel's parameters, which this kernel ignores.
+  CUdeviceptr sfb = reinterpret_cast<CUdeviceptr>(args.sfb);
+  uint32_t noK = 0;
   void *params[] = {&maps[kMapA],
                     &maps[kMapB],
                     &maps[kMapSfa],
@@ -208,30 +180,11 @@ Status dgemm::runtime::kGroupedFp8GemmNtContiguous(const KGroupedArgs &args,
                     &m,
                     &n,
                     &groups,
-                    &band};
+                    &band,
+                    &sfb,
+                    &noK};
 
-  const KernelMeta &meta = kernel->meta;
-  CUlaunchAttribute cluster = {};
-  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  // The grid is one-dimensional, so a cluster is its CTAs along x.
-  cluster.value.clusterDim.x = unsigned(meta.clusterM * meta.clusterN);
-  cluster.value.clusterDim.y = 1;
-  cluster.value.clusterDim.z = 1;
-  CUlaunchConfig launch = {};
-  launch.gridDimX = unsigned(gridX);
-  launch.gridDimY = 1;
-  launch.gridDimZ = 1;
-  launch.blockDimX = unsigned(meta.threads);
-  launch.blockDimY = 1;
-  launch.blockDimZ = 1;
-  launch.sharedMemBytes = unsigned(meta.smemBytes);
-  launch.hStream = stream;
-  launch.attrs = cluster.value.clusterDim.x != 1 ? &cluster : nullptr;
-  launch.numAttrs = cluster.value.clusterDim.x != 1 ? 1 : 0;
-  std::string what = "cuLaunchKernelEx(" + meta.entry + ")";
-  return checkCu(
-      *api, api->cuLaunchKernelEx(&launch, kernel->function, params, nullptr),
-      what.c_str());
+  return launchPersistent(*api, *kernel, gridX, stream, params);
 }
 
 Status dgemm::runtime::kGroupedFp8GemmNtContiguous(

@@ -46,7 +46,7 @@ const IntKey kIntKeys[] = {
     {"block_n", &KernelMeta::blockN, 8, 256, 8},
     {"block_k", &KernelMeta::blockK, 128, 128, 1},
     {"stages", &KernelMeta::stages, 1, 64, 1},
-    {"desc_slots", &KernelMeta::descSlots, 1, 64, 1},
+    {"desc_slots", &KernelMeta::descSlots, 0, 64, 1},
     {"math_warpgroups", &KernelMeta::mathWarpgroups, 1, 7, 1},
     {"threads", &KernelMeta::threads, 128, 1024, 128},
     {"cluster_m", &KernelMeta::clusterM, 1, 8, 1},
@@ -56,11 +56,9 @@ const IntKey kIntKeys[] = {
     {"quad_b", &KernelMeta::quadB, 0, 1, 1, true},
 };
 
-constexpr const char *kKind = "k_grouped_contiguous";
-
 // How to rebuild a bundle this runtime can read (docs/Runtime.md).
 constexpr const char *kRegenerateCommand =
-    "`dgemm-translate --dgemm-to-ptx examples/seed_wgrad.mlir "
+    "`dgemm-translate --dgemm-to-ptx examples/kernels.mlir "
     "--bundle-dir=DIR --bundle-all-candidates`";
 
 std::string trim(const std::string &s) {
@@ -138,9 +136,13 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
                              expectedEntry + "', got '" + meta.entry + "'");
   if (Status s = take("kind", meta.kind); !s.ok())
     return s;
-  if (meta.kind != kKind)
-    return bad(fileName, std::string("key 'kind' must be '") + kKind +
-                             "', got '" + meta.kind + "'");
+  std::optional<heuristics::Kind> kind = heuristics::parseKind(meta.kind);
+  if (!kind || (*kind != heuristics::Kind::KGroupedContiguous &&
+                *kind != heuristics::Kind::MGroupedContiguous))
+    return bad(fileName, "key 'kind' must be 'k_grouped_contiguous' or "
+                         "'m_grouped_contiguous' (the kinds this runtime "
+                         "launches), got '" +
+                             meta.kind + "'");
 
   for (const IntKey &key : kIntKeys) {
     if (key.optional && !values.count(key.name))
@@ -365,6 +367,7 @@ Status dgemm::runtime::checkMetaMatchesConfig(
   // unsafe options (named by the entry, so a mismatch is a renamed file),
   // and the launch's block size and shared memory.
   const Pair pairs[] = {
+      {"kind", meta.kind, heuristics::kindName(config.kind)},
       {"block_m", text(meta.blockM), text(config.blockM)},
       {"block_n", text(meta.blockN), text(config.blockN)},
       {"block_k", text(meta.blockK), text(config.blockK)},

@@ -282,7 +282,7 @@ TEST(CApiTest, CheckArgumentsRejectsSumOfKBeyondInt32) {
 }
 
 TEST(CApiTest, VersionNamesTheAbi) {
-  EXPECT_THAT(dgemm_runtime_version(), HasSubstr("kernel ABI 3"));
+  EXPECT_THAT(dgemm_runtime_version(), HasSubstr("kernel ABI 4"));
 }
 
 /// A call's arguments, laid out apart: a 0x100000, sfa 0x200000, b 0x300000,

@@ -27,7 +27,7 @@ const char *kEntry = "dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2";
 std::string goodMeta() {
   return "entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2   # PTX entry name\n"
          "kind=k_grouped_contiguous\n"
-         "abi=3                      # version of the parameter table\n"
+         "abi=4                      # version of the parameter table\n"
          "block_m=128\n"
          "block_n=128\n"
          "block_k=128\n"
@@ -42,7 +42,7 @@ std::string goodMeta() {
          "epilogue=register          # register, reduction, in_place, parked\n"
          "quad_b=0\n"
          "unsafe=none\n"
-         "heuristics_version=1\n";
+         "heuristics_version=2\n";
 }
 
 /// goodMeta() with the line of `key` replaced by `line` (removed if empty).
@@ -90,7 +90,7 @@ TEST(KernelMetaTest, ParsesTheAbiExample) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(meta.entry, kEntry);
   EXPECT_EQ(meta.kind, "k_grouped_contiguous");
-  EXPECT_EQ(meta.abi, 3);
+  EXPECT_EQ(meta.abi, 4);
   EXPECT_EQ(meta.blockM, 128);
   EXPECT_EQ(meta.blockN, 128);
   EXPECT_EQ(meta.blockK, 128);
@@ -171,7 +171,7 @@ TEST(KernelMetaTest, RejectsWrongBlockK) {
 }
 
 TEST(KernelMetaTest, RejectsOtherAbi) {
-  expectBad(withLine("abi", "abi=2"), "'abi'", "must be 3");
+  expectBad(withLine("abi", "abi=3"), "'abi'", "must be 4");
 }
 
 TEST(KernelMetaTest, RejectsOtherKind) {
@@ -286,13 +286,13 @@ TEST(KernelMetaTest, OlderCompilersMetaIsRefusedWithTheCommandToRebuild) {
 }
 
 TEST(KernelMetaTest, HeuristicsVersionMustBeThisRuntimes) {
-  expectBad(withLine("heuristics_version", "heuristics_version=2"),
+  expectBad(withLine("heuristics_version", "heuristics_version=1"),
             "'heuristics_version'",
-            "must be 1 (this runtime's selection rules), got '2': the bundle "
+            "must be 2 (this runtime's selection rules), got '1': the bundle "
             "was built with other rules");
   expectBad(withLine("heuristics_version", "heuristics_version=one"),
             "'heuristics_version'", "got 'one'");
-  expectBad(withLine("heuristics_version", "heuristics_version=1x"),
+  expectBad(withLine("heuristics_version", "heuristics_version=2x"),
             "'heuristics_version'", "regenerate it with `dgemm-translate");
 }
 

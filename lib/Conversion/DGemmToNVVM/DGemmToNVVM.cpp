@@ -111,6 +111,7 @@ LogicalResult convertKernelOps(KernelContext &k) {
   populateScalePatterns(k, all);
   populateEpiloguePatterns(k, all);
   populateParkPatterns(k, all);
+  populateMGroupedPatterns(k, all);
   FrozenRewritePatternSet patterns(std::move(all));
   Operation *f = k.func;
   if (failed(convertPhase<WarpSpecializeOp>(f, patterns)) ||
@@ -118,9 +119,10 @@ LogicalResult convertKernelOps(KernelContext &k) {
                           WaitOp, ArriveOp, ProxyFenceOp>(f, patterns)) ||
       failed(convertPhase<MmaOp>(f, patterns)) ||
       failed(convertPhase<MmaWaitOp, TurnOp>(f, patterns)) ||
-      failed(convertPhase<LoadScalesOp, PromoteOp>(f, patterns)) ||
-      failed(
-          convertPhase<EpilogueOp, ParkStoreOp, ParkReduceOp>(f, patterns)) ||
+      failed(convertPhase<LoadScalesOp, LoadBlockScaleOp, PromoteOp>(
+          f, patterns)) ||
+      failed(convertPhase<EpilogueOp, StoreRowsOp, ParkStoreOp, ParkReduceOp>(
+          f, patterns)) ||
       failed(convertPhase<StageOp>(f, patterns)))
     return failure();
   // The block-loop marks served the c prefetch's placement.

@@ -192,6 +192,8 @@ void populateScalePatterns(KernelContext &k, RewritePatternSet &patterns);
 void populateEpiloguePatterns(KernelContext &k, RewritePatternSet &patterns);
 /// dgemm.park.store, park.reduce.
 void populateParkPatterns(KernelContext &k, RewritePatternSet &patterns);
+/// dgemm.load_block_scale, store_rows (the m-grouped kernel).
+void populateMGroupedPatterns(KernelContext &k, RewritePatternSet &patterns);
 /// dgemm.warp_specialize (barrier initialization, role dispatch).
 void populateSkeletonPatterns(KernelContext &k, RewritePatternSet &patterns);
 

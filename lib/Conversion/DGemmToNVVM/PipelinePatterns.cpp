@@ -139,11 +139,15 @@ struct TmaLoadLowering : KernelPattern<TmaLoadOp> {
     Location loc = op.getLoc();
     Value dst, desc;
     switch (op.getOperand()) {
+    // A and B: a rewritten descriptor slot (below), or the kernel-parameter
+    // map in a kernel that rewrites none (m-grouped).
     case TmaOperand::a:
       dst = stageBuffer(b, loc, layout.aBase, layout.aBytes, op.getStage());
+      desc = arg(KernelOp::TmapA);
       break;
     case TmaOperand::b:
       dst = stageBuffer(b, loc, layout.bBase, layout.bBytes, op.getStage());
+      desc = arg(KernelOp::TmapB);
       break;
     case TmaOperand::sfa:
       dst = stageBuffer(b, loc, layout.sfaBase, layout.sfaBytes, op.getStage());

@@ -165,6 +165,9 @@ struct PromoteLowering : ScalePattern<PromoteOp> {
     // Index idx of the slice's scales: 2 sfa, then sfb pairs of its 8-column
     // groups (j0, j0 + 1, ...).
     auto scaleAt = [&](int64_t idx) -> Value {
+      // The 1D2D recipe: one B scale for every column.
+      if (idx >= 2 && op.getBlockScale())
+        return op.getBlockScale();
       if (idx < held)
         return b.create<LLVM::ExtractElementOp>(loc, scales, i32(b, loc, idx));
       if (idx < 2)

@@ -5,6 +5,7 @@
 #include "dgemm/Dialect/DGemm/IR/DGemm.h"
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h"
 #include "dgemm/Heuristics/KernelConfig.h"
+#include "dgemm/Heuristics/MGroupedConfig.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
@@ -157,7 +158,17 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     target.numSMs = pipeline.numSMs;
     target.maxSmemPerBlock = pipeline.smemBytes;
     heur::ConfigOverrides overrides = pipelineOverrides(pipeline);
-    for (heur::KernelConfig c : heur::candidateKGroupedConfigs(target)) {
+    // The candidates of every kind the module describes.
+    std::vector<heur::KernelConfig> candidates;
+    auto describes = [&](GemmKind kind) {
+      return llvm::any_of(gemms, [&](GemmOp g) { return g.getKind() == kind; });
+    };
+    if (describes(GemmKind::k_grouped_contiguous))
+      candidates = heur::candidateKGroupedConfigs(target);
+    if (describes(GemmKind::m_grouped_contiguous))
+      for (const heur::KernelConfig &c : heur::candidateMGroupedConfigs(target))
+        candidates.push_back(c);
+    for (heur::KernelConfig c : candidates) {
       // The overrides as the runtime applies them to what it selects; a
       // candidate they turn into another one is dropped as a duplicate.
       std::string error = heur::applyOverrides(c, overrides, target, nullptr);
@@ -175,7 +186,11 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
   for (ConfigAttr config : configs) {
     OwningOpRef<ModuleOp> single = ModuleOp::create(module.getLoc());
     OpBuilder b(single->getBodyRegion());
-    auto clone = cast<GemmOp>(b.clone(*gemms.front()));
+    // A description of the configuration's kind (select-config gave every
+    // description one of its own kind).
+    GemmOp source = *llvm::find_if(
+        gemms, [&](GemmOp g) { return g.getKind() == config.getKind(); });
+    auto clone = cast<GemmOp>(b.clone(*source));
     clone.setConfigAttr(config);
     std::string ptx;
     llvm::raw_string_ostream ptxStream(ptx);

@@ -21,13 +21,13 @@ namespace heuristics {
 
 /// The kernel parameter-table version (docs/KernelABI.md) the compiler
 /// writes into every .meta file and the runtime launches.
-inline constexpr int kKernelAbiVersion = 3;
+inline constexpr int kKernelAbiVersion = 4;
 
 /// The version of the rules below (selection, candidates, validity), which
 /// the compiler writes into every .meta file (heuristics_version=) and the
 /// runtime requires to equal its own: a bundle from other rules may lack the
 /// kernels this runtime selects. Bumped whenever a rule changes.
-inline constexpr int kHeuristicsVersion = 1;
+inline constexpr int kHeuristicsVersion = 2;
 
 /// Largest m, n, K of one group and group count a problem may have: the
 /// kernel takes each as a 32-bit parameter (docs/KernelABI.md).
@@ -150,8 +150,30 @@ std::string unsafeNames(unsigned unsafe);
 /// name at most once, any order, no spaces); nullopt otherwise.
 std::optional<unsigned> parseUnsafe(std::string_view text);
 
+/// The GEMM kind a kernel computes: the dialect's GemmKind, same values and
+/// spelling. Each kind has its kernel family (docs/AddingAKernelKind.md):
+/// KGroupedContiguous the FP8 1D1D weight gradient (this header's
+/// selection), MGroupedContiguous the FP8 1D2D forward/data gradient with
+/// BF16 d (MGroupedConfig.h).
+enum class Kind : int {
+  Normal = 0,
+  MGroupedContiguous = 1,
+  MGroupedMasked = 2,
+  KGroupedContiguous = 3,
+};
+
+/// "normal", "m_grouped_contiguous", "m_grouped_masked",
+/// "k_grouped_contiguous" (the .meta spelling); "invalid" otherwise.
+const char *kindName(Kind kind);
+
+/// The kind kindName spells `name`, if any.
+std::optional<Kind> parseKind(std::string_view name);
+
 /// One kernel variant; every field is baked into the generated PTX.
 struct KernelConfig {
+  /// The kernel family. Fields below that a family does not use hold the
+  /// value checkConfig requires for it.
+  Kind kind = Kind::KGroupedContiguous;
   int blockM = 128, blockN = 128, blockK = 128, stages = 0, descSlots = 2,
       mathWarpgroups = 2;
   int clusterM = 1,
@@ -180,6 +202,8 @@ struct KernelConfig {
   /// Dynamic shared memory: smemLayoutFor(*this).totalBytes (saturated at
   /// INT32_MAX for a config too large to describe).
   int smemBytes() const;
+  /// M-grouped: "dgemm_mgrouped_fp8_1d2d_bm<M>_bn<N>_s<S>", plus
+  /// "_unsafe_nofence" for that bit. K-grouped:
   /// "dgemm_kgrouped_fp8_1d1d_bm<M>_bn<N>_s<S>_r<R>", plus "_c<cm>x<cn>" only
   /// when a cluster dimension is not 1, plus "_red<B>" only when redMaxBlocks
   /// is B > 0, plus "_ip" only for the in-place kernels (InPlace, Parked),
@@ -187,7 +211,7 @@ struct KernelConfig {
   /// "_unsafe_nodrain" and then "_unsafe_nofence" for those Unsafe bits.
   std::string entryName() const;
   /// The .meta file of docs/KernelABI.md, one key=value per line: entry,
-  /// kind, abi, block_m, block_n, block_k, stages, desc_slots,
+  /// kind (kindName), abi, block_m, block_n, block_k, stages, desc_slots,
   /// math_warpgroups, threads, cluster_m, cluster_n, smem_bytes,
   /// red_max_blocks, epilogue, quad_b, unsafe, heuristics_version.
   std::string toMeta() const;
@@ -231,7 +255,9 @@ struct SmemLayout {
   int64_t totalBytes = 0;
 };
 
-/// The layout of `config` (its blockM, blockN, blockK, stages and epilogue).
+/// The layout of `config` (its kind, blockM, blockN, blockK, stages and
+/// epilogue). The m-grouped kernel reads sfb from global memory: no sfb
+/// slices (sfbBytes = 0).
 /// Every sum saturates at INT64_MAX, so a config checkConfig rejects still
 /// gets a layout (too large to fit).
 SmemLayout smemLayoutFor(const KernelConfig &config);
@@ -256,8 +282,9 @@ int maxParkedStages(int blockM, int blockN, const Target &target);
 /// that fit without the park: the in-place kernel of the same tile.
 void unparkIfUnfit(KernelConfig &config, const Target &target);
 
-/// The most stages that fit `config`'s tile and epilogue on `target`:
-/// maxParkedStages when parked, else maxStages.
+/// The most stages that fit `config`'s kind, tile and epilogue on `target`,
+/// up to 8: maxParkedStages when parked, else maxStages for the k-grouped
+/// kernel; from smemLayoutFor for the other kinds.
 int mostStages(const KernelConfig &config, const Target &target);
 
 /// Widest mean K per group, in 128-deep blocks, of a call whose tiles

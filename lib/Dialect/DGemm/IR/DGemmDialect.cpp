@@ -112,7 +112,16 @@ struct ConfigFields {
 
 /// The heuristics' config of `f`, or the name of the first field that does
 /// not fit the library's 32-bit fields (it would be checked truncated).
-static std::string toHeuristicsConfig(const ConfigFields &f,
+static_assert(int(GemmKind::normal) == int(heur::Kind::Normal) &&
+                  int(GemmKind::m_grouped_contiguous) ==
+                      int(heur::Kind::MGroupedContiguous) &&
+                  int(GemmKind::m_grouped_masked) ==
+                      int(heur::Kind::MGroupedMasked) &&
+                  int(GemmKind::k_grouped_contiguous) ==
+                      int(heur::Kind::KGroupedContiguous),
+              "the dialect's GemmKind and the heuristics' Kind share values");
+
+static std::string toHeuristicsConfig(const ConfigFields &f, GemmKind kind,
                                       KernelEpilogue epilogue,
                                       UnsafeVariant unsafe,
                                       heur::KernelConfig &c) {
@@ -142,6 +151,7 @@ static std::string toHeuristicsConfig(const ConfigFields &f,
   c.numSMs = f.numSMs;
   c.redMaxBlocks = f.redMaxBlocks;
   c.quadB = f.quadB;
+  c.kind = heur::Kind(static_cast<int>(kind));
   c.epilogue = toHeuristics(epilogue);
   c.unsafe = toHeuristics(unsafe);
   return "";
@@ -154,7 +164,7 @@ heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
        attr.getDescSlots(), attr.getMathWarpgroups(), attr.getClusterM(),
        attr.getClusterN(), attr.getSwizzleA(), attr.getSwizzleB(),
        attr.getNumSms(), attr.getRedMaxBlocks(), attr.getQuadB()},
-      attr.getEpilogue(), attr.getUnsafe(), c);
+      attr.getKind(), attr.getEpilogue(), attr.getUnsafe(), c);
   // The verifier rejected every config whose fields do not fit.
   assert(bad.empty() && "ConfigAttr::verify admits only 32-bit fields");
   (void)bad;
@@ -163,7 +173,7 @@ heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
 
 ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
                                      const heur::KernelConfig &c) {
-  return ConfigAttr::get(ctx, c.blockM, c.blockN, c.blockK, c.stages,
+  return ConfigAttr::get(ctx, GemmKind(static_cast<int>(c.kind)), c.blockM, c.blockN, c.blockK, c.stages,
                          c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
                          c.swizzleA, c.swizzleB, c.numSMs,
                          fromHeuristics(c.epilogue), c.redMaxBlocks, c.quadB,
@@ -172,7 +182,7 @@ ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
 
 LogicalResult
 ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   int64_t blockM, int64_t blockN, int64_t blockK,
+                   GemmKind kind, int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
                    int64_t swizzleB, int64_t numSMs, KernelEpilogue epilogue,
@@ -181,7 +191,7 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   std::string problem = ::toHeuristicsConfig(
       {blockM, blockN, blockK, stages, descSlots, mathWarpgroups, clusterM,
        clusterN, swizzleA, swizzleB, numSMs, redMaxBlocks, quadB},
-      epilogue, unsafe, config);
+      kind, epilogue, unsafe, config);
   // The rules live in the heuristics library so that the runtime applies the
   // very same ones to configurations it is handed.
   if (problem.empty())

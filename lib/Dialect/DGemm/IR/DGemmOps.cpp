@@ -120,6 +120,18 @@ LogicalResult GemmOp::verify() {
                << name << "' must be a multiple of 4 (16-byte TMA stride of "
                << "the FP32 scale rows), got " << v;
   }
+  if (getKind() == GemmKind::m_grouped_contiguous) {
+    if (!fp8 || is1D1D || !d.isBF16() || getAccumulate())
+      return emitOpError("m_grouped_contiguous is the FP8 MoE forward / data "
+                         "gradient GEMM: it needs f8E4M3FN operands, recipe "
+                         "[1, 128, 128], a bf16 D and no 'accumulate' (the "
+                         "only m-grouped kernel built)");
+  }
+  if (getKind() == GemmKind::normal || getKind() == GemmKind::m_grouped_masked)
+    return emitOpError("no kernel of kind '")
+           << stringifyGemmKind(getKind())
+           << "' is built yet (k_grouped_contiguous and m_grouped_contiguous "
+              "are)";
   if (!dynamic(k)) {
     if (fp8 && k % 128 != 0)
       return emitOpError("'k' must be a multiple of 128 (FP8 scales cover "
@@ -134,6 +146,10 @@ LogicalResult GemmOp::verify() {
     return emitOpError("'n' must give 16-byte row strides for D, got ") << n;
 
   if (ConfigAttr config = getConfigAttr()) {
+    if (config.getKind() != getKind())
+      return emitOpError("config 'kind' must be the description's kind ")
+             << stringifyGemmKind(getKind()) << ", got "
+             << stringifyGemmKind(config.getKind());
     if (fp8 && config.getBlockK() != 128)
       return emitOpError("config 'block_k' must be 128 for FP8 recipes, got ")
              << config.getBlockK();
@@ -153,7 +169,7 @@ LogicalResult KernelOp::verify() {
            << entry.getNumArguments();
   for (unsigned i = 0; i < NumArgs; ++i) {
     Type t = entry.getArgument(i).getType();
-    bool want = i >= DimM ? t.isInteger(32) : isa<LLVM::LLVMPointerType>(t);
+    bool want = isPointerArg(i) ? isa<LLVM::LLVMPointerType>(t) : t.isInteger(32);
     if (!want)
       return emitOpError("argument #") << i << " has the wrong type " << t;
   }
@@ -202,8 +218,23 @@ void DescUpdateOp::getResourceAccesses(
 
 LogicalResult TmaLoadOp::verify() {
   bool perGroup = getOperand() == TmaOperand::a || getOperand() == TmaOperand::b;
-  if (perGroup && !getSlot())
+  // The k-grouped kernel rewrites A's and B's maps per group; the m-grouped
+  // kernel loads through the kernel-parameter maps.
+  ConfigAttr kernelConfig = getKernelConfig(*this);
+  bool rewritten =
+      !kernelConfig || kernelConfig.getKind() == GemmKind::k_grouped_contiguous;
+  if (perGroup && rewritten && !getSlot())
     return emitOpError("loads of A and B go through a descriptor 'slot'");
+  if (perGroup && !rewritten && getSlot())
+    return emitOpError("loads of A and B use the kernel-parameter tensor maps "
+                       "in a kernel of kind ")
+           << stringifyGemmKind(kernelConfig.getKind())
+           << " and take no 'slot'";
+  if (getOperand() == TmaOperand::sfb && !rewritten)
+    return emitOpError("a kernel of kind ")
+           << stringifyGemmKind(kernelConfig.getKind())
+           << " reads its 128x128 B scales with dgemm.load_block_scale, not "
+              "through the stages";
   if (!perGroup && getSlot())
     return emitOpError("scale loads use the kernel-parameter tensor map and "
                        "take no 'slot'");
@@ -283,8 +314,36 @@ void LoadScalesOp::getResourceAccesses(
     SmallVectorImpl<ResourceAccess> &accesses) {
   accesses.push_back(
       {ResourceKind::StageSFA, getStage(), AccessKind::Read, Proxy::Generic});
-  accesses.push_back(
-      {ResourceKind::StageSFB, getStage(), AccessKind::Read, Proxy::Generic});
+  if (cast<VectorType>(getScales().getType()).getNumElements() > 2)
+    accesses.push_back(
+        {ResourceKind::StageSFB, getStage(), AccessKind::Read, Proxy::Generic});
+}
+
+static LogicalResult verifyTileSums(Operation *op, ValueRange sums);
+
+/// Whether `op`'s kernel takes 128x128 B scales from global memory (the
+/// m-grouped 1D2D kernel) rather than sfb slices from the stages.
+static bool hasBlockScales(Operation *op) {
+  ConfigAttr config = getKernelConfig(op);
+  return config && config.getKind() != GemmKind::k_grouped_contiguous;
+}
+
+LogicalResult LoadBlockScaleOp::verify() {
+  if (ConfigAttr config = getKernelConfig(*this))
+    if (!hasBlockScales(*this))
+      return emitOpError("needs a kernel with 128x128 B scales (kind "
+                         "m_grouped_contiguous), the kernel's kind is ")
+             << stringifyGemmKind(config.getKind());
+  return success();
+}
+
+LogicalResult StoreRowsOp::verify() {
+  if (ConfigAttr config = getKernelConfig(*this))
+    if (config.getKind() != GemmKind::m_grouped_contiguous)
+      return emitOpError("needs a kernel of kind m_grouped_contiguous (rows "
+                         "carry their group), the kernel's kind is ")
+             << stringifyGemmKind(config.getKind());
+  return verifyTileSums(*this, getSums());
 }
 
 LogicalResult PromoteOp::verify() {
@@ -295,6 +354,21 @@ LogicalResult PromoteOp::verify() {
   int64_t width = 2 * cast<VectorType>(getAcc().getType()).getNumElements();
   if (failed(verifySlice(*this, getColOffset(), width)))
     return failure();
+  if (getBlockScale()) {
+    // The 1D2D recipe: sfa from `scales` (2 values) or the stage.
+    Value scales = getScales();
+    if (scales && cast<VectorType>(scales.getType()).getNumElements() != 2)
+      return emitOpError("with a 'block_scale', 'scales' must hold the 2 sfa "
+                         "values only, got ")
+             << cast<VectorType>(scales.getType()).getNumElements();
+    if (scales && getStage())
+      return emitOpError("with a 'block_scale', sfa comes from 'scales' or "
+                         "from a 'stage', not both");
+    return success();
+  }
+  if (hasBlockScales(*this))
+    return emitOpError("needs a 'block_scale' in a kernel with 128x128 B "
+                       "scales (kind m_grouped_contiguous)");
   if (Value scales = getScales()) {
     // Two sfa rows, then one sfb pair per 8-column group of the slice (or,
     // with a stage for the rest, of its first columns).
@@ -319,6 +393,13 @@ LogicalResult PromoteOp::verify() {
 
 LogicalResult LoadScalesOp::verify() {
   int64_t len = cast<VectorType>(getScales().getType()).getNumElements();
+  if (hasBlockScales(*this)) {
+    if (len != 2)
+      return emitOpError("in a kernel with 128x128 B scales the result must "
+                         "hold the 2 sfa values only, got ")
+             << len << " values";
+    return success();
+  }
   if (len < 4 || (len - 2) % 2 != 0)
     return emitOpError("result must hold 2 sfa values and a whole number of "
                        "sfb pairs, got ")
@@ -375,8 +456,9 @@ void PromoteOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
   if (Value stage = getStage()) {
     accesses.push_back(
         {ResourceKind::StageSFA, stage, AccessKind::Read, Proxy::Generic});
-    accesses.push_back(
-        {ResourceKind::StageSFB, stage, AccessKind::Read, Proxy::Generic});
+    if (!getBlockScale())
+      accesses.push_back(
+          {ResourceKind::StageSFB, stage, AccessKind::Read, Proxy::Generic});
   }
 }
 

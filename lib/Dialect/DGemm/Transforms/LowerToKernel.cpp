@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilding.h"
+
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h"
 #include "dgemm/Heuristics/KernelConfig.h"
 
@@ -23,121 +25,9 @@ namespace mlir::dgemm {
 
 using namespace mlir;
 using namespace mlir::dgemm;
+using namespace mlir::dgemm::kernel_building;
 
 namespace {
-
-/// Small arithmetic helpers on i32/i64 values.
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-
-  Value i32(int64_t v) {
-    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
-  }
-  Value i64(int64_t v) {
-    return b.create<arith::ConstantIntOp>(loc, b.getI64Type(), v);
-  }
-  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
-  Value sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }
-  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
-  Value div(Value x, Value y) { return b.create<arith::DivUIOp>(loc, x, y); }
-  Value rem(Value x, Value y) { return b.create<arith::RemUIOp>(loc, x, y); }
-  Value ceilDiv(Value x, int64_t d) { return div(add(x, i32(d - 1)), i32(d)); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return b.create<arith::CmpIOp>(loc, p, x, y);
-  }
-  Value ext64(Value x) {
-    return b.create<arith::ExtUIOp>(loc, b.getI64Type(), x);
-  }
-  /// `x` through an empty asm with side effects: the same value, but one
-  /// that LLVM cannot hoist out of the loop it is read in, so that what is
-  /// computed from it is computed there and holds no register across the
-  /// loop (ptxas reads a kernel parameter from the constant bank at each
-  /// use).
-  Value opaque(Value x) {
-    return b
-        .create<LLVM::InlineAsmOp>(loc, b.getI32Type(), ValueRange{x},
-                                   "mov.b32 $0, $1;", "=r,r",
-                                   /*has_side_effects=*/true, false,
-                                   LLVM::TailCallKind::None,
-                                   LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
-  }
-  /// ks[g] from the kernel's int32 device array.
-  Value loadK(Value ks, Value g) {
-    auto gep = b.create<LLVM::GEPOp>(loc, ks.getType(), b.getI32Type(), ks,
-                                     ValueRange{g});
-    return b.create<LLVM::LoadOp>(loc, b.getI32Type(), gep);
-  }
-};
-
-/// The persistent tile schedule both roles walk: tile t = blockIdx.x, then
-/// every gridDim.x-th tile; tiles are ordered (group, m-block, n-block).
-/// With cluster_m = 2 the unit is a pair of m-blocks: cluster c (CTAs 2c and
-/// 2c + 1, its rank being blockIdx.x % 2) takes pair c, then every
-/// (gridDim.x / 2)-th pair, and rank r computes m-block 2 * pair + r. Both
-/// CTAs of a cluster thus always work on the same group and n-block (the B
-/// tile they share) with the same K. When the m-block count is odd the last
-/// pair's second m-block lies past M: its CTA loads zeros (TMA fills out of
-/// bounds) and stores nothing, but keeps the cluster's pipeline in step.
-///
-/// Each group's units are walked in bands of B m-units, B being the launch's
-/// raster band (in m-blocks; docs/KernelABI.md) divided by cluster_m, at
-/// least 1 and at most the group's m-unit count: band by band, and inside a
-/// band n-block by n-block with the m-unit varying fastest (the last band
-/// may be narrower). B = 1 is row order (n-block fastest). With B > 1 the
-/// CTAs running at one time share more rows of B than in row order, where
-/// for wide N every row of units sweeps all of the group's B; the runtime
-/// chooses the band per call (docs/Heuristics.md).
-struct TileSchedule {
-  Value first, step, total, tilesPerGroup, nBlocks, mUnits;
-  Value rank; ///< this CTA's rank in its cluster; null without clusters
-  int64_t clusterM = 1;
-  Value bandArg; ///< the launch's raster band, in m-blocks
-
-  static TileSchedule build(Emitter &e, KernelOp kernel, ConfigAttr config) {
-    TileSchedule s;
-    s.clusterM = config.getClusterM();
-    Value cta = e.b.create<NVVM::BlockIdXOp>(e.loc, e.b.getI32Type());
-    Value grid = e.b.create<NVVM::GridDimXOp>(e.loc, e.b.getI32Type());
-    s.first = s.clusterM == 1 ? cta : e.div(cta, e.i32(s.clusterM));
-    s.step = s.clusterM == 1 ? grid : e.div(grid, e.i32(s.clusterM));
-    if (s.clusterM != 1)
-      s.rank = e.rem(cta, e.i32(s.clusterM));
-    Value mBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimM), config.getBlockM());
-    s.mUnits = s.clusterM == 1 ? mBlocks : e.ceilDiv(mBlocks, s.clusterM);
-    s.nBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimN), config.getBlockN());
-    s.tilesPerGroup = e.mul(s.mUnits, s.nBlocks);
-    s.total = e.mul(s.tilesPerGroup, kernel.getArg(KernelOp::NumGroups));
-    s.bandArg = kernel.getArg(KernelOp::RasterBand);
-    return s;
-  }
-
-  /// (group, m-block, n-block) of schedule unit `t` for this CTA.
-  std::tuple<Value, Value, Value> decompose(Emitter &e, Value t) const {
-    Value g = e.div(t, tilesPerGroup);
-    Value r = e.rem(t, tilesPerGroup);
-    // Units per band, in [1, mUnits], so that band * nBlocks cannot
-    // overflow; computed here for every tile (Emitter::opaque) rather than
-    // once before the tile loop, where it held two registers across the
-    // loop and made a 64-row kernel spill.
-    Value band = e.opaque(bandArg);
-    if (clusterM != 1)
-      band = e.div(band, e.i32(clusterM));
-    band = e.b.create<arith::MaxUIOp>(e.loc, band, e.i32(1));
-    band = e.b.create<arith::MinUIOp>(e.loc, band, mUnits);
-    Value bandUnits = e.mul(band, nBlocks);
-    Value start = e.mul(e.div(r, bandUnits), band);
-    Value inBand = e.rem(r, bandUnits);
-    Value rows = e.b.create<arith::MinUIOp>(e.loc, band, e.sub(mUnits, start));
-    Value mu = e.add(start, e.rem(inBand, rows));
-    Value nb = e.div(inBand, rows);
-    Value mb = mu;
-    if (clusterM != 1)
-      mb = e.add(e.mul(mu, e.i32(clusterM)), rank);
-    return {g, mb, nb};
-  }
-};
 
 class KernelBuilder {
 public:
@@ -149,24 +39,6 @@ public:
   static bool secondFragmentFits(ConfigAttr config) {
     return config.getMathWarpgroups() <= 2 &&
            3 * config.getBlockN() / 2 <= 192;
-  }
-
-  /// Registers per math thread (setmaxnreg): what the 64K register file
-  /// leaves after the producer warpgroup's share, a multiple of 8. One math
-  /// warpgroup takes 240, two 232 (the producer keeps 40), three 160 (the
-  /// producer keeps 32: 128 * 32 + 384 * 160 = 65536).
-  static int64_t mathRegisters(ConfigAttr config) {
-    switch (config.getMathWarpgroups()) {
-    case 1:
-      return 240;
-    case 2:
-      return 232;
-    default:
-      return 160;
-    }
-  }
-  static int64_t producerRegisters(ConfigAttr config) {
-    return config.getMathWarpgroups() <= 2 ? 40 : 32;
   }
 
   /// Registers a slice's scales may take next to the WGMMA fragment and the
@@ -185,27 +57,8 @@ public:
   }
 
   KernelOp build() {
-    MLIRContext *ctx = b.getContext();
-    auto kernel = b.create<KernelOp>(loc, config.getEntryName(), config);
-    Block *entry = new Block();
-    kernel.getBody().push_back(entry);
-    auto genericPtr = LLVM::LLVMPointerType::get(ctx);
-    auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
-    for (int i = 0; i < KernelOp::NumArgs; ++i) {
-      Type t = i < KernelOp::PtrA  ? Type(genericPtr)
-               : i < KernelOp::DimM ? Type(globalPtr)
-                                    : Type(b.getI32Type());
-      entry->addArgument(t, loc);
-    }
+    auto [kernel, ws] = createKernel(b, loc, config);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entry);
-    // Producer: one thread, few registers; math: the rest of the 64K file.
-    auto ws = b.create<WarpSpecializeOp>(
-        loc, b.getI32IntegerAttr(producerRegisters(config)),
-        b.getI32IntegerAttr(mathRegisters(config)), IntegerAttr(),
-        IntegerAttr(), IntegerAttr(), IntegerAttr(), IntegerAttr());
-    ws.getProducer().push_back(new Block());
-    ws.getMath().push_back(new Block());
     b.setInsertionPointToStart(&ws.getProducer().front());
     buildProducer(kernel);
     b.setInsertionPointToStart(&ws.getMath().front());
@@ -241,7 +94,7 @@ private:
 
   void buildProducer(KernelOp kernel) {
     Emitter e{b, loc};
-    TileSchedule sched = TileSchedule::build(e, kernel, config);
+    TileSchedule sched = TileSchedule::build(e, kernel, config, kernel.getArg(KernelOp::NumGroups));
     Value ks = kernel.getArg(KernelOp::PtrKs);
     int64_t slots = config.getDescSlots();
     // Loop state: pipeline iteration, group whose K prefix is known and that
@@ -379,7 +232,7 @@ private:
 
   void buildMath(KernelOp kernel) {
     Emitter e{b, loc};
-    TileSchedule sched = TileSchedule::build(e, kernel, config);
+    TileSchedule sched = TileSchedule::build(e, kernel, config, kernel.getArg(KernelOp::NumGroups));
     Value ks = kernel.getArg(KernelOp::PtrKs);
     int64_t width = config.getBlockN();
     VectorType accType = VectorType::get({width / 2}, b.getF32Type());
@@ -451,7 +304,8 @@ private:
       Value next = e.add(kit, e.i32(per));
       for (int64_t j = 0; j < per; ++j)
         sum = b.create<PromoteOp>(loc, accType, sum, accs[j], scales,
-                                  held ? Value() : stages[j], 0);
+                                  held ? Value() : stages[j],
+                                  /*block_scale=*/Value(), 0);
       return std::make_pair(next, sum);
     };
     // One loop iteration: `per` consecutive blocks.
@@ -491,6 +345,35 @@ private:
   ConfigAttr config;
 };
 
+} // namespace
+
+std::pair<KernelOp, WarpSpecializeOp>
+kernel_building::createKernel(OpBuilder &b, Location loc, ConfigAttr config) {
+  MLIRContext *ctx = b.getContext();
+  auto kernel = b.create<KernelOp>(loc, config.getEntryName(), config);
+  Block *entry = new Block();
+  kernel.getBody().push_back(entry);
+  auto genericPtr = LLVM::LLVMPointerType::get(ctx);
+  auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
+  for (int i = 0; i < KernelOp::NumArgs; ++i) {
+    Type t = i < KernelOp::PtrA         ? Type(genericPtr)
+             : KernelOp::isPointerArg(i) ? Type(globalPtr)
+                                         : Type(b.getI32Type());
+    entry->addArgument(t, loc);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  // Producer: one thread, few registers; math: the rest of the 64K file.
+  auto ws = b.create<WarpSpecializeOp>(
+      loc, b.getI32IntegerAttr(producerRegisters(config)),
+      b.getI32IntegerAttr(mathRegisters(config)), IntegerAttr(), IntegerAttr(),
+      IntegerAttr(), IntegerAttr(), IntegerAttr());
+  ws.getProducer().push_back(new Block());
+  ws.getMath().push_back(new Block());
+  return {kernel, ws};
+}
+
+namespace {
 struct LowerToKernelPass
     : public mlir::dgemm::impl::DGemmLowerToKernelBase<LowerToKernelPass> {
   using Base::Base;
@@ -499,12 +382,6 @@ struct LowerToKernelPass
     getOperation().walk([&](GemmOp op) { gemms.push_back(op); });
     llvm::StringSet<> built;
     for (GemmOp gemm : gemms) {
-      if (gemm.getKind() != GemmKind::k_grouped_contiguous) {
-        gemm.emitOpError("lowering of kind '")
-            << stringifyGemmKind(gemm.getKind())
-            << "' is not yet supported (only k_grouped_contiguous is)";
-        return signalPassFailure();
-      }
       if (!gemm.getConfig()) {
         gemm.emitOpError("has no 'config': run dgemm-select-config first");
         return signalPassFailure();
@@ -518,7 +395,20 @@ struct LowerToKernelPass
       // are launch arguments), so descriptions sharing one share the kernel.
       OpBuilder builder(gemm);
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
-        KernelBuilder(gemm, builder).build();
+        switch (gemm.getConfig()->getKind()) {
+        case GemmKind::k_grouped_contiguous:
+          KernelBuilder(gemm, builder).build();
+          break;
+        case GemmKind::m_grouped_contiguous:
+          buildMGroupedKernel(gemm, builder);
+          break;
+        default:
+          gemm.emitOpError("no kernel of kind '")
+              << stringifyGemmKind(gemm.getConfig()->getKind())
+              << "' is built (k_grouped_contiguous and m_grouped_contiguous "
+                 "are)";
+          return signalPassFailure();
+        }
         ++numKernels;
       }
       gemm.erase();

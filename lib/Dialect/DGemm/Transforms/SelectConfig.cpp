@@ -3,6 +3,7 @@
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h"
 
 #include "dgemm/Heuristics/KernelConfig.h"
+#include "dgemm/Heuristics/MGroupedConfig.h"
 
 namespace mlir::dgemm {
 #define GEN_PASS_DEF_DGEMMSELECTCONFIG
@@ -42,6 +43,39 @@ struct SelectConfigPass
     return success();
   }
 
+  /// The m-grouped kernel's configuration: its heuristics and the overrides
+  /// that apply to it (the k-grouped kernel's descriptor slots, clusters and
+  /// quad-ordered B do not).
+  WalkResult selectMGrouped(GemmOp gemm, const heur::Target &target,
+                            unsigned unsafeBits) {
+    if (descSlots > 0 || clusterM > 1 || quadB == 1) {
+      gemm.emitOpError("dgemm-select-config: desc-slots, cluster-m and quad-b "
+                       "configure the k-grouped kernel; m_grouped_contiguous "
+                       "has no descriptor slots, clusters or quad-ordered B");
+      return WalkResult::interrupt();
+    }
+    heur::MGroupedProblem problem;
+    // Unknown extents: DeepGEMM's m-grouped benchmark shape (4 experts of
+    // 8192 tokens, N = 4096, K = 7168).
+    problem.m = ShapedType::isDynamic(gemm.getM()) ? 32768 : gemm.getM();
+    problem.n = ShapedType::isDynamic(gemm.getN()) ? 4096 : gemm.getN();
+    problem.k = ShapedType::isDynamic(gemm.getK()) ? 7168 : gemm.getK();
+    problem.numGroups = gemm.getNumGroups();
+    heur::KernelConfig config = heur::selectMGroupedConfig(problem, target);
+    heur::ConfigOverrides overrides;
+    overrides.unsafe = unsafeBits;
+    if (std::string why = heur::applyOverrides(config, overrides, target,
+                                               /*problem=*/nullptr);
+        !why.empty() || !(why = heur::checkConfig(config, target)).empty()) {
+      gemm.emitOpError("dgemm-select-config found no valid configuration: ")
+          << why;
+      return WalkResult::interrupt();
+    }
+    gemm.setConfigAttr(toConfigAttr(gemm.getContext(), config));
+    ++numSelected;
+    return WalkResult::advance();
+  }
+
   void runOnOperation() override {
     if (failed(checkOptions()))
       return signalPassFailure();
@@ -62,12 +96,8 @@ struct SelectConfigPass
     WalkResult result = getOperation().walk([&](GemmOp gemm) {
       if (gemm.getConfigAttr())
         return WalkResult::advance();
-      if (gemm.getKind() != GemmKind::k_grouped_contiguous) {
-        gemm.emitOpError("dgemm-select-config: no heuristics for kind '")
-            << stringifyGemmKind(gemm.getKind())
-            << "' yet (only k_grouped_contiguous is lowered)";
-        return WalkResult::interrupt();
-      }
+      if (gemm.getKind() == GemmKind::m_grouped_contiguous)
+        return selectMGrouped(gemm, target, unsafeBits);
       heur::KGroupedProblem problem;
       // Unknown M or N: plan for the largest shape of DeepGEMM's wgrad
       // benchmarks, where the tile choice matters most.

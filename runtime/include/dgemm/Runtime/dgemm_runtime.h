@@ -36,6 +36,21 @@ extern "C" {
  * point and the cause. No entry point lets an exception escape. */
 #define DGEMM_ERROR_INTERNAL 7
 
+/* Enqueues the m-grouped contiguous FP8 GEMM (the MoE forward and data
+ * gradient) on `stream` without synchronizing: d[r, :] (BF16) = (a[r, :] *
+ * sfa[r, kb]) . (b[g, :, :] * sfb[g, nb, kb])^T summed over 128-deep K blocks
+ * kb, for every row r whose expert g = grouped_layout[r] is not -1. a: FP8
+ * [m_sum, k]; sfa: FP32, k/128 rows of align(m_sum, 4) floats; b: FP8
+ * [num_groups, n, k]; sfb: FP32 [num_groups, ceil(n/128), k/128]; d: BF16
+ * [m_sum, n]; grouped_layout: int32 [m_sum], every expert's rows starting at
+ * a multiple of 128 (padding rows -1 are neither computed nor written).
+ * k % 128 == 0, n % 8 == 0. d must not overlap an input. Allocates nothing:
+ * may be captured into a CUDA graph. Thread-safe. */
+DGEMM_RUNTIME_EXPORT int dgemm_m_grouped_fp8_gemm_nt_contiguous(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
+    int32_t num_groups, void *stream, char *err, uint64_t err_len);
+
 /* Enqueues d[g] = c[g] + A_g B_g^T (scaled) on `stream` (a CUstream; NULL is
  * the legacy default stream) without synchronizing. `workspace` may be NULL
  * (a runtime-owned buffer is used; not allowed during graph capture);

@@ -132,8 +132,11 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
   let mnemonic = "config";
   let summary = "Tuning configuration of one kernel";
   let description = [{
-    Block sizes, pipeline depth, descriptor-slot ring size, math warpgroups,
-    cluster shape, swizzles and the SM count of the persistent grid, and:
+    The kernel family (`kind`, default `k_grouped_contiguous`: the FP8 1D1D
+    weight gradient; `m_grouped_contiguous`: the FP8 1D2D forward/data
+    gradient with BF16 d), block sizes, pipeline depth, descriptor-slot ring
+    size, math warpgroups, cluster shape, swizzles and the SM count of the
+    persistent grid, and:
     - `epilogue` (default `register`): how tiles reach d. `register` loads c
       and stores d from registers; `reduction` (with `red_max_blocks = B >
       0`) makes tiles of at most B 128-deep K blocks add their sum to d with
@@ -155,6 +158,8 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
     which the runtime uses too; the rules (`checkConfig`) are that library's.
   }];
   let parameters = (ins
+    DefaultValuedParameter<"::mlir::dgemm::GemmKind",
+                           "::mlir::dgemm::GemmKind::k_grouped_contiguous">:$kind,
     "int64_t":$block_m, "int64_t":$block_n, "int64_t":$block_k,
     "int64_t":$stages, "int64_t":$desc_slots, "int64_t":$math_warpgroups,
     "int64_t":$cluster_m, "int64_t":$cluster_n,
@@ -231,7 +236,11 @@ def DGemm_KernelOp : DGemm_Op<"kernel", [IsolatedFromAbove, Symbol,
     The entry block's arguments follow the launch ABI (docs/KernelABI.md):
     five tensor-map parameters (A and B templates, sfa, sfb, d), the a, b, d,
     c, ks and workspace pointers, then M, N, the group count and the raster
-    band (m-blocks per band of the tile schedule; 0 or 1: row order).
+    band (m-blocks per band of the tile schedule; 0 or 1: row order), then
+    the sfb pointer and K (the m-grouped kernel's 128x128 B scales, read
+    from global memory, and its K shared by all groups; the k-grouped
+    kernel takes neither). In the m-grouped kernel `ks` is the grouped
+    layout (the expert of each row) and M is M_sum.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, DGemm_ConfigAttr:$config);
   let regions = (region SizedRegion<1>:$body);
@@ -239,7 +248,10 @@ def DGemm_KernelOp : DGemm_Op<"kernel", [IsolatedFromAbove, Symbol,
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     enum Arg { TmapA, TmapB, TmapSFA, TmapSFB, TmapD, PtrA, PtrB, PtrD, PtrC, PtrKs,
-               PtrWorkspace, DimM, DimN, NumGroups, RasterBand, NumArgs };
+               PtrWorkspace, DimM, DimN, NumGroups, RasterBand, PtrSFB, DimK,
+               NumArgs };
+    /// Whether argument `i` is a pointer (else an i32).
+    static bool isPointerArg(unsigned i) { return i < DimM || i == PtrSFB; }
     ::mlir::Value getArg(Arg arg) { return getBody().front().getArgument(arg); }
   }];
 }
@@ -358,7 +370,9 @@ def DGemm_LoadScalesOp : DGemm_Op<"load_scales",
     Ordinary shared-memory loads of the scales the thread's accumulator
     fragment needs for tile columns [`col_offset`, `col_offset` + N): its two
     rows of sfa, then its N / 4 columns of sfb (two per 8-column group), N
-    being 4 * (length - 2).
+    being 4 * (length - 2). A result of length 2 holds the sfa values only
+    (the 1D2D recipe, whose B scales come from dgemm.load_block_scale); it
+    reads no sfb.
   }];
   let arguments = (ins I32:$stage, DefaultValuedAttr<I64Attr, "0">:$col_offset);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$scales);
@@ -382,16 +396,61 @@ def DGemm_PromoteOp : DGemm_Op<"promote",
     columns, and the rest are read from `stage`.
     `col_offset` is the first tile column of `acc` (see dgemm.mma), which
     selects the sfb columns.
+
+    With `block_scale` (the 1D2D recipe: one B scale per 128x128 block,
+    from dgemm.load_block_scale) every column takes that scale instead of
+    its sfb value, and `scales` holds only the two sfa values.
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$sum,
                    VectorOfRankAndType<[1], [F32]>:$acc,
                    Optional<VectorOfRankAndType<[1], [F32]>>:$scales,
                    Optional<I32>:$stage,
+                   Optional<F32>:$block_scale,
                    DefaultValuedAttr<I64Attr, "0">:$col_offset);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
     $acc `into` $sum (`scales` `(` $scales^ `:` type($scales) `)`)?
-    (`stage` `(` $stage^ `)`)? (`cols` `(` $col_offset^ `)`)? attr-dict `:` type($result)
+    (`stage` `(` $stage^ `)`)? (`block_scale` `(` $block_scale^ `)`)?
+    (`cols` `(` $col_offset^ `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DGemm_LoadBlockScaleOp : DGemm_Op<"load_block_scale", [Pure]> {
+  let summary = "Reads the 128x128 B scale of a tile's K block from global memory";
+  let description = [{
+    The 1D2D recipe's B scale of group `group`, the 128-column block holding
+    tile `n_block`'s columns (block_n divides 128) and K block `k_block`:
+    `sfb[(group * ceil(N / 128) + n_block * block_n / 128) * ceil(K / 128) +
+    k_block]`, FP32 at the kernel's sfb pointer, by a non-coherent global
+    load. sfb is an input no kernel writes, so the read has no hazard and
+    declares no resource.
+  }];
+  let arguments = (ins I32:$group, I32:$n_block, I32:$k_block);
+  let results = (outs F32:$scale);
+  let assemblyFormat = [{
+    `group` `(` $group `)` `n_block` `(` $n_block `)` `k_block` `(` $k_block `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def DGemm_StoreRowsOp : DGemm_Op<"store_rows"> {
+  let summary = "Writes a tile's sums to d as BF16, the rows of its group only";
+  let description = [{
+    The m-grouped kernel's epilogue: every math thread converts its FP32
+    sums (as dgemm.epilogue's `sums`) to BF16 and stores them to d, an
+    M_sum x N row-major BF16 matrix, at rows m_block * block_m + r and
+    columns n_block * block_n + c, for the rows r whose grouped-layout entry
+    is `group` (padding rows, -1, and rows past M_sum are not written) and
+    the columns below N. A tile whose `group` is negative (all padding)
+    writes nothing. Plain global stores of the tile's own rows: no other
+    CTA writes them and no op of the kernel reads them, so the op declares
+    no resource.
+  }];
+  let arguments = (ins Variadic<VectorOfRankAndType<[1], [F32]>>:$sums,
+                   I32:$group, I32:$m_block, I32:$n_block);
+  let assemblyFormat = [{
+    $sums `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` attr-dict `:` type($sums)
   }];
   let hasVerifier = 1;
 }

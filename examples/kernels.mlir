@@ -1,0 +1,10 @@
+// Every kernel kind dgemm builds, one description each: the bundle the runtime
+// loads is built from this file with every candidate configuration,
+//   dgemm-translate --dgemm-to-ptx examples/kernels.mlir --bundle-dir=DIR \
+//       --bundle-all-candidates
+// (the k-grouped weight gradient of examples/seed_wgrad.mlir and the
+// m-grouped forward of examples/moe_forward.mlir).
+dgemm.gemm @seed_wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ?
+    groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128]
+dgemm.gemm @moe_forward m_grouped_contiguous nt m = ? n = 4096 k = 7168
+    groups = 4 : (f8E4M3FN, f8E4M3FN) -> bf16 recipe [1, 128, 128]

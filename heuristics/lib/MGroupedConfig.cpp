@@ -1,0 +1,167 @@
+//===- MGroupedConfig.cpp - M-grouped FP8 kernel configurations -----------===//
+
+#include "dgemm/Heuristics/MGroupedConfig.h"
+
+#include "Rules.h"
+
+#include <sstream>
+
+using namespace dgemm::heuristics;
+using dgemm::heuristics::detail::ceilDiv;
+using dgemm::heuristics::detail::violation;
+
+namespace {
+constexpr int kBlockK = 128;
+// A tile's fixed cost (pipeline fill, epilogue) in units of one 128-deep
+// column-block's share of its block loop: an assumption, not a measurement
+// (docs/Heuristics.md).
+constexpr int64_t kTileOverheadColumns = 32;
+constexpr double kTieTolerance = 0.01;
+constexpr int kCandidateBlockM[] = {128, 64};
+constexpr int kCandidateBlockN[] = {128, 64, 32, 16};
+} // namespace
+
+std::string
+dgemm::heuristics::checkMGroupedProblem(const MGroupedProblem &p) {
+  std::pair<const char *, int64_t> fields[] = {
+      {"m", p.m}, {"n", p.n}, {"k", p.k}, {"num_groups", p.numGroups}};
+  for (auto [name, value] : fields)
+    if (value < 1 || value > kMaxProblemExtent)
+      return violation(name, "be in [1, 2^31 - 1]", value);
+  if (p.n * p.numGroups > kMaxProblemExtent)
+    return violation("n * num_groups",
+                     "be <= 2^31 - 1 (B's rows: one tensor map over [G * N, K])",
+                     p.n * p.numGroups);
+  return "";
+}
+
+std::string dgemm::heuristics::checkMGroupedConfig(const KernelConfig &c,
+                                                   const Target &target) {
+  if (c.blockM != 64 && c.blockM != 128)
+    return violation("block_m",
+                     "be 64 or 128 for m_grouped_contiguous (a divisor of the "
+                     "128-row expert alignment, 64 rows per math warpgroup)",
+                     c.blockM);
+  if (c.mathWarpgroups != c.blockM / 64)
+    return violation("math_warpgroups",
+                     "equal block_m / 64 = " + std::to_string(c.blockM / 64),
+                     c.mathWarpgroups);
+  if (c.blockN < 16 || c.blockN % 16 != 0 || 128 % c.blockN != 0)
+    return violation("block_n",
+                     "be 16, 32, 64 or 128 for m_grouped_contiguous (a tile's "
+                     "columns share one 128x128 B scale block)",
+                     c.blockN);
+  if (c.blockK != kBlockK)
+    return violation("block_k", "be 128 (one scale per 128 K)", c.blockK);
+  if (c.stages < 2)
+    return violation("stages", "be >= 2 (load one stage while computing one)",
+                     c.stages);
+  if (c.descSlots != 0)
+    return violation("desc_slots",
+                     "be 0 for m_grouped_contiguous (no descriptor is "
+                     "rewritten: A and B are kernel-parameter tensor maps)",
+                     c.descSlots);
+  if (c.clusterM != 1 || c.clusterN != 1)
+    return violation(c.clusterM != 1 ? "cluster_m" : "cluster_n",
+                     "be 1 for m_grouped_contiguous (no multicast: a CTA "
+                     "pair's m-blocks may belong to different experts)",
+                     c.clusterM != 1 ? c.clusterM : c.clusterN);
+  if (c.swizzleA != 128 || c.swizzleB != 128)
+    return violation(c.swizzleA != 128 ? "swizzle_a" : "swizzle_b",
+                     "be 128 (bytes: one 128-byte FP8 K row per TMA box row)",
+                     c.swizzleA != 128 ? c.swizzleA : c.swizzleB);
+  if (c.numSMs < 1)
+    return violation("num_sms", "be >= 1", c.numSMs);
+  if (c.epilogue != Epilogue::Register || c.redMaxBlocks != 0)
+    return violation(c.redMaxBlocks != 0 ? "red_max_blocks" : "epilogue",
+                     "be register (0) for m_grouped_contiguous: d is BF16 and "
+                     "written, not accumulated",
+                     c.redMaxBlocks != 0 ? c.redMaxBlocks : int(c.epilogue));
+  if (c.quadB != 0)
+    return violation("quad_b", "be 0 for m_grouped_contiguous", c.quadB);
+  if (c.unsafe & ~unsigned(Unsafe::SkipProxyFence))
+    return violation("unsafe",
+                     "be none or skip_proxy_fence for m_grouped_contiguous "
+                     "(it has no descriptor to drain)",
+                     c.unsafe);
+  if (c.smemBytes() > target.maxSmemPerBlock)
+    return violation("smem_bytes",
+                     "be <= the target's max dynamic shared memory per block " +
+                         std::to_string(target.maxSmemPerBlock),
+                     c.smemBytes());
+  return "";
+}
+
+std::string dgemm::heuristics::mGroupedEntryName(const KernelConfig &c) {
+  std::ostringstream os;
+  os << "dgemm_mgrouped_fp8_1d2d_bm" << c.blockM << "_bn" << c.blockN << "_s"
+     << c.stages;
+  if (c.unsafe & Unsafe::SkipProxyFence)
+    os << "_unsafe_nofence";
+  return os.str();
+}
+
+KernelConfig dgemm::heuristics::makeMGroupedConfig(int blockM, int blockN,
+                                                   const Target &target) {
+  KernelConfig c;
+  c.kind = Kind::MGroupedContiguous;
+  c.blockM = blockM;
+  c.blockN = blockN;
+  c.mathWarpgroups = blockM / 64;
+  c.descSlots = 0;
+  c.numSMs = target.numSMs;
+  c.stages = mostStages(c, target);
+  return c;
+}
+
+KernelConfig
+dgemm::heuristics::selectMGroupedConfig(const MGroupedProblem &problem,
+                                        const Target &target) {
+  KernelConfig best = makeMGroupedConfig(128, 128, target);
+  if (!checkMGroupedProblem(problem).empty() || target.numSMs < 1)
+    return best;
+  auto makespan = [&](int blockN) {
+    int64_t tiles = ceilDiv(problem.m, 128) * ceilDiv(problem.n, blockN);
+    return double(ceilDiv(tiles, target.numSMs)) *
+           double(blockN + kTileOverheadColumns);
+  };
+  if (makespan(64) < (1 - kTieTolerance) * makespan(128))
+    best = makeMGroupedConfig(128, 64, target);
+  return best;
+}
+
+std::vector<KernelConfig>
+dgemm::heuristics::candidateMGroupedConfigs(const Target &target) {
+  std::vector<KernelConfig> out;
+  for (int blockM : kCandidateBlockM)
+    for (int blockN : kCandidateBlockN) {
+      KernelConfig c = makeMGroupedConfig(blockM, blockN, target);
+      if (checkConfig(c, target).empty())
+        out.push_back(c);
+    }
+  return out;
+}
+
+void dgemm::heuristics::applyMGroupedOverrides(KernelConfig &config,
+                                               const ConfigOverrides &o,
+                                               const Target &target) {
+  KernelConfig c = config;
+  auto tryTile = [&](int blockM, int blockN) {
+    KernelConfig forced = makeMGroupedConfig(blockM, blockN, target);
+    forced.numSMs = c.numSMs;
+    if (checkConfig(forced, target).empty())
+      c = forced;
+  };
+  if (o.blockN)
+    tryTile(c.blockM, *o.blockN);
+  if (o.blockM)
+    tryTile(*o.blockM, c.blockN);
+  if (o.stages && *o.stages <= mostStages(c, target)) {
+    KernelConfig forced = c;
+    forced.stages = *o.stages;
+    if (checkConfig(forced, target).empty())
+      c = forced;
+  }
+  c.unsafe = o.unsafe;
+  config = c;
+}

@@ -1,0 +1,181 @@
+//===- MGroupedGemm.cpp - The m-grouped contiguous FP8 GEMM, launch path --===//
+
+#include "dgemm/Runtime/MGroupedGemm.h"
+
+#include "dgemm/Heuristics/MGroupedConfig.h"
+#include "dgemm/Runtime/KGroupedGemm.h"
+#include "dgemm/Runtime/Overrides.h"
+#include "dgemm/Runtime/TensorMaps.h"
+
+#include "Launch.h"
+
+#include <algorithm>
+#include <string>
+
+using namespace dgemm::runtime;
+using dgemm::heuristics::KernelConfig;
+
+namespace {
+
+Status invalid(const std::string &message) {
+  return Status::error(ErrorCode::InvalidArgument, message);
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A buffer's byte range, for the overlap checks.
+struct Span {
+  const char *name;
+  uintptr_t begin, end;
+};
+
+} // namespace
+
+Status dgemm::runtime::checkMGroupedArguments(const MGroupedArgs &args) {
+  heuristics::MGroupedProblem problem{args.mSum, args.n, args.k,
+                                      args.numGroups};
+  if (std::string why = heuristics::checkMGroupedProblem(problem);
+      !why.empty())
+    return invalid("argument " + why);
+  if (args.k % 128 != 0)
+    return invalid("argument 'k' must be a multiple of 128 (the FP8 scales "
+                   "cover 128-deep K blocks), got " +
+                   std::to_string(args.k));
+  if (args.n % 8 != 0)
+    return invalid("argument 'n' must be a multiple of 8 (16-byte rows of "
+                   "the BF16 d), got " +
+                   std::to_string(args.n));
+  struct Pointer {
+    const char *name;
+    const void *p;
+    uintptr_t align;
+  };
+  const Pointer pointers[] = {
+      {"a", args.a, 16},   {"sfa", args.sfa, 16},
+      {"b", args.b, 16},   {"sfb", args.sfb, 4},
+      {"d", args.d, 16},   {"grouped_layout", args.groupedLayout, 4}};
+  for (const Pointer &p : pointers) {
+    if (!p.p)
+      return invalid(std::string("argument '") + p.name +
+                     "' must not be null");
+    if (reinterpret_cast<uintptr_t>(p.p) % p.align != 0)
+      return invalid(std::string("argument '") + p.name + "' must be " +
+                     std::to_string(p.align) + "-byte aligned");
+  }
+  // Extents are below 2^31, so every size fits 64 bits.
+  int64_t kBlocks = args.k / 128, mPad = (args.mSum + 3) / 4 * 4;
+  auto span = [](const char *name, const void *p, int64_t bytes) {
+    uintptr_t at = reinterpret_cast<uintptr_t>(p);
+    return Span{name, at, at + uintptr_t(bytes)};
+  };
+  Span d = span("d", args.d, args.mSum * args.n * 2);
+  const Span inputs[] = {
+      span("a", args.a, args.mSum * args.k),
+      span("sfa", args.sfa, kBlocks * mPad * 4),
+      span("b", args.b, args.numGroups * args.n * args.k),
+      span("sfb", args.sfb,
+           args.numGroups * ceilDiv(args.n, 128) * kBlocks * 4),
+      span("grouped_layout", args.groupedLayout, args.mSum * 4)};
+  for (const Span &in : inputs)
+    if (in.begin < d.end && d.begin < in.end)
+      return invalid(std::string("argument 'd' must not overlap '") +
+                     in.name + "' (the kernel writes d while reading it)");
+  return Status::success();
+}
+
+Status dgemm::runtime::chooseMGroupedConfig(const MGroupedArgs &args,
+                                            const heuristics::Target &target,
+                                            KernelConfig &config) {
+  std::shared_ptr<const EnvOverrides> env = envOverrides();
+  if (!env->error.empty())
+    return invalid(env->error);
+  config = heuristics::selectMGroupedConfig(
+      {args.mSum, args.n, args.k, args.numGroups}, target);
+  if (std::string why =
+          heuristics::applyOverrides(config, env->config, target, nullptr);
+      !why.empty())
+    return invalid("DGEMM_* overrides: " + why);
+  if (std::string why = heuristics::checkConfig(config, target); !why.empty())
+    return Status::error(ErrorCode::UnsupportedDevice,
+                         "no kernel configuration fits this device: " + why);
+  return Status::success();
+}
+
+Status dgemm::runtime::mGroupedFp8GemmNtContiguous(const MGroupedArgs &args,
+                                                   CUstream stream) {
+  if (Status s = checkMGroupedArguments(args); !s.ok())
+    return s;
+  const DriverApi *api = nullptr;
+  ScopedContext scope;
+  DeviceInfo device;
+  if (Status s = enterDevice(stream, api, scope, device); !s.ok())
+    return s;
+  KernelConfig config;
+  if (Status s = chooseMGroupedConfig(args, targetFor(device), config);
+      !s.ok())
+    return s;
+  const LoadedKernel *kernel = nullptr;
+  if (Status s = chosenKernel(*api, scope, device, config, kernel); !s.ok())
+    return s;
+
+  // A: [M_sum, K] FP8; B: the experts' [N, K] stacked as [G * N, K], expert
+  // g's rows from g * N; sfa: ceil(K / 128) rows of M_sum floats, row
+  // stride align(M_sum, 4). One 128-byte K row per box row (SWIZZLE_128B).
+  auto operand = [](TensorMapSpec &spec, const char *name, const void *ptr,
+                    int64_t rows, int64_t k, int boxRows) {
+    spec.name = name;
+    spec.dataType = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    spec.address = const_cast<void *>(ptr);
+    spec.globalDim[0] = cuuint64_t(k);
+    spec.globalDim[1] = cuuint64_t(rows);
+    spec.globalStride[0] = cuuint64_t(k);
+    spec.boxDim[0] = 128;
+    spec.boxDim[1] = cuuint32_t(boxRows);
+    spec.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  };
+  TensorMapSpec specs[kNumTensorMaps];
+  operand(specs[kMapA], "a", args.a, args.mSum, args.k, config.blockM);
+  operand(specs[kMapB], "b", args.b, args.numGroups * args.n, args.k,
+          config.blockN);
+  TensorMapSpec &sfa = specs[kMapSfa];
+  sfa.name = "sfa";
+  sfa.dataType = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  sfa.address = const_cast<void *>(args.sfa);
+  sfa.globalDim[0] = cuuint64_t(args.mSum);
+  sfa.globalDim[1] = cuuint64_t(args.k / 128);
+  sfa.globalStride[0] = cuuint64_t((args.mSum + 3) / 4 * 4) * 4;
+  sfa.boxDim[0] = cuuint32_t(config.blockM);
+  sfa.boxDim[1] = 1;
+  // The kernel reads neither the sfb nor the d map: valid copies of A's.
+  specs[kMapSfb] = specs[kMapA];
+  specs[kMapD] = specs[kMapA];
+  CUtensorMap maps[kNumTensorMaps];
+  for (int i = 0; i < kNumTensorMaps; ++i)
+    if (Status s = encodeTensorMap(*api, specs[i], maps[i]); !s.ok())
+      return s;
+
+  int64_t tiles = ceilDiv(args.mSum, config.blockM) *
+                  ceilDiv(args.n, config.blockN);
+  int64_t gridX = std::max<int64_t>(
+      1, std::min<int64_t>({tiles, device.smCount, config.numSMs}));
+  // Parameter order and types: docs/KernelABI.md.
+  CUdeviceptr a = reinterpret_cast<CUdeviceptr>(args.a);
+  CUdeviceptr b = reinterpret_cast<CUdeviceptr>(args.b);
+  CUdeviceptr d = reinterpret_cast<CUdeviceptr>(args.d);
+  CUdeviceptr none = 0;
+  CUdeviceptr layout = reinterpret_cast<CUdeviceptr>(args.groupedLayout);
+  CUdeviceptr sfb = reinterpret_cast<CUdeviceptr>(args.sfb);
+  uint32_t m = uint32_t(args.mSum), n = uint32_t(args.n),
+           groups = uint32_t(args.numGroups), k = uint32_t(args.k);
+  uint32_t band = 0;
+  if (std::shared_ptr<const EnvOverrides> env = envOverrides();
+      env->error.empty() && env->rasterBand)
+    band = *env->rasterBand;
+  void *params[] = {&maps[kMapA], &maps[kMapB], &maps[kMapSfa],
+                    &maps[kMapSfb], &maps[kMapD], &a,
+                    &b,             &d,           &none,
+                    &layout,        &none,        &m,
+                    &n,             &groups,      &band,
+                    &sfb,           &k};
+  return launchPersistent(*api, *kernel, gridX, stream, params);
+}
