@@ -1,11 +1,5 @@
 // RUN: dgemm-opt %s -split-input-file --dgemm-lower-to-kernel -verify-diagnostics
 
-// expected-error @+1 {{lowering of kind 'm_grouped_contiguous' is not yet supported (only k_grouped_contiguous is)}}
-dgemm.gemm @fwd m_grouped_contiguous nt m = ? n = 4096 k = 7168 groups = 8
-    : (f8E4M3FN, f8E4M3FN) -> bf16 recipe [1, 128, 128]
-
-// -----
-
 // expected-error @+1 {{has no 'config': run dgemm-select-config first}}
 dgemm.gemm @wgrad k_grouped_contiguous nt m = 2048 n = 2048 k = ? groups = 4
     : (f8E4M3FN, f8E4M3FN) -> f32 recipe [1, 1, 128]

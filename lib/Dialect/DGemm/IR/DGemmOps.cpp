@@ -127,11 +127,6 @@ LogicalResult GemmOp::verify() {
                          "[1, 128, 128], a bf16 D and no 'accumulate' (the "
                          "only m-grouped kernel built)");
   }
-  if (getKind() == GemmKind::normal || getKind() == GemmKind::m_grouped_masked)
-    return emitOpError("no kernel of kind '")
-           << stringifyGemmKind(getKind())
-           << "' is built yet (k_grouped_contiguous and m_grouped_contiguous "
-              "are)";
   if (!dynamic(k)) {
     if (fp8 && k % 128 != 0)
       return emitOpError("'k' must be a multiple of 128 (FP8 scales cover "
@@ -154,6 +149,12 @@ LogicalResult GemmOp::verify() {
       return emitOpError("config 'block_k' must be 128 for FP8 recipes, got ")
              << config.getBlockK();
   }
+  // Last, so that a description gets its own errors first.
+  if (getKind() == GemmKind::normal || getKind() == GemmKind::m_grouped_masked)
+    return emitOpError("no kernel of kind '")
+           << stringifyGemmKind(getKind())
+           << "' is built yet (k_grouped_contiguous and m_grouped_contiguous "
+              "are)";
   return success();
 }
 
