@@ -1,0 +1,101 @@
+"""CPU tests of the m-grouped API: layout helpers, casts, reference, argument checks."""
+
+import pytest
+import torch
+
+import dgemm
+from dgemm import m_grouped
+
+
+def test_alignment_and_tma_sizes():
+    assert dgemm.get_mk_alignment_for_contiguous_layout() == 128
+    assert dgemm.get_tma_aligned_size(5, 4) == 8
+    assert dgemm.get_tma_aligned_size(8, 4) == 8
+    assert dgemm.get_tma_aligned_size(3, 1) == 16
+    with pytest.raises(ValueError, match="element_size"):
+        dgemm.get_tma_aligned_size(3, 3)
+
+
+def test_mn_major_tma_aligned_tensor_keeps_values_and_aligns_strides():
+    x = torch.randn(6, 3)
+    y = dgemm.get_mn_major_tma_aligned_tensor(x)
+    assert torch.equal(x, y)
+    assert y.stride() == (1, 8)
+    # Already in the layout: no copy.
+    assert dgemm.get_mn_major_tma_aligned_tensor(y).data_ptr() == y.data_ptr()
+    z = torch.randn(2, 5, 3)
+    w = dgemm.get_mn_major_tma_aligned_tensor(z)
+    assert torch.equal(z, w) and w.stride()[1:] == (1, 8)
+
+
+def test_casts_round_trip_within_fp8_precision():
+    torch.manual_seed(0)
+    x = torch.randn(64, 256)
+    fp8, sf = dgemm.per_token_cast_to_fp8(x)
+    assert fp8.dtype == torch.float8_e4m3fn and sf.shape == (64, 2)
+    back = (fp8.float().view(64, 2, 128) * sf.unsqueeze(2)).view(64, 256)
+    assert (back - x).abs().max() <= x.abs().max() / 8
+    w = torch.randn(200, 384)
+    fp8, sf = dgemm.per_block_cast_to_fp8(w)
+    assert fp8.shape == (200, 384) and sf.shape == (2, 3)
+    sf_full = sf.repeat_interleave(128, 0)[:200].repeat_interleave(128, 1)
+    assert ((fp8.float() * sf_full) - w).abs().max() <= w.abs().max() / 8
+
+
+def _operands(tokens, n, k):
+    torch.manual_seed(1)
+    rows = []
+    for e, t in enumerate(tokens):
+        rows += [e] * t + [-1] * ((t + 127) // 128 * 128 - t)
+    layout = torch.tensor(rows, dtype=torch.int32)
+    m = layout.numel()
+    x_fp8, sfa = dgemm.per_token_cast_to_fp8(torch.randn(m, k))
+    g = len(tokens)
+    w_fp8 = torch.empty(g, n, k, dtype=torch.float8_e4m3fn)
+    sfb = torch.empty(g, (n + 127) // 128, k // 128)
+    for e in range(g):
+        w_fp8[e], sfb[e] = dgemm.per_block_cast_to_fp8(torch.randn(n, k))
+    return (x_fp8, sfa), (w_fp8, sfb), layout
+
+
+def test_reference_is_the_dequantized_product_per_expert():
+    a, b, layout = _operands([100, 0, 28], 136, 256)
+    ref = dgemm.m_grouped_reference(a, b, layout)
+    x = a[0].float() * a[1].repeat_interleave(128, 1)
+    row = 130  # expert 2's third row (expert 0 has 128 rows with padding)
+    assert layout[row] == 2
+    sfb = b[1][2].repeat_interleave(128, 0)[:136].repeat_interleave(128, 1)
+    expect = x[row] @ (b[0][2].float() * sfb).t()
+    assert torch.allclose(ref[row], expect, rtol=1e-5, atol=1e-4)
+    assert torch.all(ref[layout < 0] == 0)
+
+
+def _call(**over):
+    a, b, layout = _operands([128, 64], 128, 256)
+    args = dict(a=a, b=b, d=torch.empty(layout.numel(), 128, dtype=torch.bfloat16),
+                grouped_layout=layout)
+    args.update(over)
+    dgemm.m_grouped_fp8_gemm_nt_contiguous(**args)
+
+
+@pytest.mark.parametrize("over, exc, match", [
+    (dict(recipe=(1, 1, 128)), ValueError, "recipe must be None or"),
+    (dict(use_psum_layout=True), ValueError, "use_psum_layout=True is not supported"),
+    (dict(d=torch.empty(256, 128, dtype=torch.float32)), TypeError, "d must be torch.bfloat16"),
+    (dict(d=torch.empty(256, 120, dtype=torch.bfloat16)), ValueError, r"d must be \[M_sum, N\]"),
+    (dict(grouped_layout=torch.zeros(256, dtype=torch.int64)), TypeError,
+     "grouped_layout must be torch.int32"),
+    (dict(grouped_layout=torch.zeros(255, dtype=torch.int32)), ValueError,
+     r"grouped_layout must be \[M_sum\]"),
+    (dict(a=(torch.zeros(256, 256), torch.zeros(256, 2))), TypeError,
+     r"a\[0\] must be torch.float8_e4m3fn"),
+    (dict(b=None), TypeError, "b must be a pair"),
+])
+def test_bad_arguments_name_the_argument(over, exc, match):
+    with pytest.raises(exc, match=match):
+        _call(**over)
+
+
+def test_cpu_tensors_are_refused_before_any_launch():
+    with pytest.raises(ValueError, match="d must be a CUDA tensor"):
+        _call()
