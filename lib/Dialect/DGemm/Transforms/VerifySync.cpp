@@ -421,10 +421,9 @@ private:
       if (r.wasInterrupted())
         return failure();
     }
-    bool turns =
-        ws.getMath()
-            .walk([](TurnOp) { return WalkResult::interrupt(); })
-            .wasInterrupted();
+    bool turns = ws.getMath()
+                     .walk([](TurnOp) { return WalkResult::interrupt(); })
+                     .wasInterrupted();
     if (!turns)
       return success();
     Block &entry = ws.getMath().front();
@@ -511,7 +510,7 @@ private:
             return failure();
           if (*out != st) {
             op.emitError(isa<scf::ForOp>(op) ? "has an iteration that "
-                                              : "has a branch that ")
+                                             : "has a branch that ")
                 << (*out == Turn::Held ? "keeps a turn it took"
                                        : "gives up a turn it did not take")
                 << " (dgemm.turn wait and pass do not pair up in it): the "
