@@ -407,3 +407,48 @@ dgemm.kernel @turn_in_producer config <block_m = 128, block_n = 128, block_k = 1
     dgemm.turn finish
   } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
+
+// -----
+
+// The wait on one path only (an scf.if without else): the paths leave the
+// turn in different states.
+dgemm.kernel @wait_in_branch config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    dgemm.turn start
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      %first = arith.cmpi eq, %kb, %c0 : i32
+      // expected-error @+1 {{has a branch that keeps a turn it took (dgemm.turn wait and pass do not pair up in it): the warpgroups' named barriers fall out of step}}
+      scf.if %first {
+        dgemm.turn wait
+      }
+      %acc = dgemm.mma stage(%s) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.turn pass(%acc : vector<64xf32>)
+      dgemm.arrive empty(%s)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+    dgemm.turn finish
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
