@@ -125,13 +125,16 @@ pipelineOverrides(const DGemmPipelineOptions &pipeline) {
   return o;
 }
 
-LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
-                                       bool allCandidates,
-                                       const DGemmPipelineOptions &pipeline,
-                                       const PTXOptions &options) {
+/// The configurations of `module`'s descriptions as dgemm-select-config
+/// chooses them under `pipeline`, then, with `allCandidates`, every other
+/// one the heuristics can choose (with the pipeline's overrides applied as
+/// the runtime applies them), each once; `gemms` gets the descriptions.
+static FailureOr<SmallVector<ConfigAttr>>
+collectConfigs(ModuleOp module, bool allCandidates,
+               const DGemmPipelineOptions &pipeline,
+               SmallVectorImpl<GemmOp> &gemms) {
   MLIRContext *ctx = module.getContext();
   // One description per configuration: the chosen ones, or all candidates.
-  SmallVector<GemmOp> gemms;
   module.walk([&](GemmOp op) { gemms.push_back(op); });
   if (gemms.empty())
     return module.emitError("no dgemm.gemm to build a bundle from");
@@ -178,6 +181,19 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
       add(toConfigAttr(ctx, c));
     }
   }
+  return configs;
+}
+
+LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
+                                       bool allCandidates,
+                                       const DGemmPipelineOptions &pipeline,
+                                       const PTXOptions &options) {
+  SmallVector<GemmOp> gemms;
+  FailureOr<SmallVector<ConfigAttr>> collected =
+      collectConfigs(module, allCandidates, pipeline, gemms);
+  if (failed(collected))
+    return failure();
+  SmallVector<ConfigAttr> &configs = *collected;
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return module.emitError("cannot create bundle directory '")
            << dir << "': " << ec.message();
@@ -248,6 +264,29 @@ llvm::cl::opt<std::string> pipelineOptions(
     llvm::cl::init(""));
 } // namespace
 
+/// The pipeline's options from their flags and --pipeline-options.
+static LogicalResult readPipelineOptions(ModuleOp module,
+                                         DGemmPipelineOptions &pipeline) {
+#define DGEMM_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                \
+  pipeline.FIELD = translate_##FIELD;
+#include "dgemm/Pipelines/PipelineOptions.def"
+  std::string error;
+  llvm::raw_string_ostream errorStream(error);
+  if (failed(pipeline.parseFromString(pipelineOptions, errorStream)))
+    return mlir::emitError(module.getLoc(), "invalid --pipeline-options '")
+           << pipelineOptions << "': " << error;
+  return success();
+}
+
+static void registerDialects(DialectRegistry &registry) {
+  registry.insert<DGemmDialect, arith::ArithDialect, scf::SCFDialect,
+                  LLVM::LLVMDialect, NVVM::NVVMDialect, cf::ControlFlowDialect,
+                  vector::VectorDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
 void mlir::dgemm::registerPTXTranslation() {
   TranslateFromMLIRRegistration reg(
       "dgemm-to-ptx", "Compile dgemm descriptions to sm_90a PTX",
@@ -256,14 +295,8 @@ void mlir::dgemm::registerPTXTranslation() {
         if (!module)
           return op->emitError("expected a builtin.module");
         DGemmPipelineOptions pipeline;
-#define DGEMM_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                \
-  pipeline.FIELD = translate_##FIELD;
-#include "dgemm/Pipelines/PipelineOptions.def"
-        std::string error;
-        llvm::raw_string_ostream errorStream(error);
-        if (failed(pipeline.parseFromString(pipelineOptions, errorStream)))
-          return mlir::emitError(module.getLoc(), "invalid --pipeline-options '")
-                 << pipelineOptions << "': " << error;
+        if (failed(readPipelineOptions(module, pipeline)))
+          return failure();
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
           if (failed(writeBundle(*copy, bundleDir, bundleAllCandidates,
@@ -272,12 +305,46 @@ void mlir::dgemm::registerPTXTranslation() {
         }
         return compileToPTX(module, os, pipeline);
       },
-      [](DialectRegistry &registry) {
-        registry.insert<DGemmDialect, arith::ArithDialect, scf::SCFDialect,
-                        LLVM::LLVMDialect, NVVM::NVVMDialect,
-                        cf::ControlFlowDialect, vector::VectorDialect>();
-        registerBuiltinDialectTranslation(registry);
-        registerLLVMDialectTranslation(registry);
-        registerNVVMDialectTranslation(registry);
-      });
+      registerDialects);
+  // The synchronized kernel IR of every candidate, for the verifier's
+  // mutation suite (test/Mutation): what dgemm-verify-sync sees in the
+  // pipeline, one kernel per split.
+  TranslateFromMLIRRegistration synced(
+      "dgemm-synced-candidates",
+      "Print the kernel IR of every configuration the heuristics can choose "
+      "(with the pipeline's overrides) after dgemm-place-sync, one module "
+      "per '// -----' split",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        DGemmPipelineOptions pipeline;
+        if (failed(readPipelineOptions(module, pipeline)))
+          return failure();
+        SmallVector<GemmOp> gemms;
+        FailureOr<SmallVector<ConfigAttr>> configs =
+            collectConfigs(module, /*allCandidates=*/true, pipeline, gemms);
+        if (failed(configs))
+          return failure();
+        bool first = true;
+        for (ConfigAttr config : *configs) {
+          OwningOpRef<ModuleOp> single = ModuleOp::create(module.getLoc());
+          OpBuilder b(single->getBodyRegion());
+          auto clone = cast<GemmOp>(b.clone(*gemms.front()));
+          clone.setConfigAttr(config);
+          PassManager pm(module.getContext());
+          pm.addPass(createDGemmLowerToKernel());
+          pm.addPass(createDGemmPlaceSync());
+          if (failed(pm.run(*single)))
+            return failure();
+          if (!first)
+            os << "// -----\n";
+          first = false;
+          single->print(os);
+          os << "\n";
+        }
+        return success();
+      },
+      registerDialects);
 }
+

@@ -925,3 +925,273 @@ dgemm.kernel @producer_wrong_phase config <block_m = 128, block_n = 128, block_k
     }
   } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
+
+// -----
+
+// The math role names the stage through a second dgemm.stage of the same
+// iteration: the same stage and phase, so its wait covers the read and the
+// release (accepted).
+dgemm.kernel @stage_alias config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s1, %p1 = dgemm.stage %k of 4
+      dgemm.wait full(%s1) phase(%p1)
+      %s2, %p2 = dgemm.stage %k of 4
+      %acc = dgemm.mma stage(%s2) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s2)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The rewrite of slot 0 is published as slot 1: slot 0 is read before its
+// tensormap release/acquire.
+dgemm.kernel @publish_other_slot config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      // expected-note @+1 {{the pending rewrite ('dgemm.desc.update')}}
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      // expected-error @+1 {{publishes a descriptor slot other than the one rewritten: loads of the rewritten slot would read it before its tensormap release/acquire}}
+      dgemm.desc.publish a slot(%c1)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s2, %p2 = dgemm.stage %k of 4
+      dgemm.wait full(%s2) phase(%p2)
+      %acc = dgemm.mma stage(%s2) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s2)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The drain waits for the loads before iteration 0, not those before the
+// update's first iteration: loads of the slot's old contents may be in flight.
+dgemm.kernel @drain_other_iteration config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      // expected-note @+1 {{drained here ('dgemm.desc.drain')}}
+      dgemm.desc.drain a slot(%c0) before_iteration(%c0)
+      // expected-error @+1 {{rewrites the A descriptor slot after a drain for another pipeline iteration (the drain's before_iteration is not the update's)}}
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s2, %p2 = dgemm.stage %k of 4
+      dgemm.wait full(%s2) phase(%p2)
+      %acc = dgemm.mma stage(%s2) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s2)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The full barrier is armed twice in one iteration: the phase completes
+// early, before the bytes land.
+dgemm.kernel @full_armed_twice config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        // expected-note @+1 {{first armed here ('dgemm.arrive')}}
+        dgemm.arrive full(%s) tx 16384
+        // expected-error @+1 {{arms the full barrier of a stage twice in one iteration (full_arrivals counts one arming arrive)}}
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s2, %p2 = dgemm.stage %k of 4
+      dgemm.wait full(%s2) phase(%p2)
+      %acc = dgemm.mma stage(%s2) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s2)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// full_arrivals = 2: no full phase completes with the producer's one arrive.
+dgemm.kernel @full_arrivals_two config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  // expected-error @+1 {{full_arrivals is 2 but a full phase completes with the producer's one arming arrive: it must be 1}}
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s2, %p2 = dgemm.stage %k of 4
+      dgemm.wait full(%s2) phase(%p2)
+      %acc = dgemm.mma stage(%s2) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s2)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 2 : i32}
+}
+
+// -----
+
+// empty_arrivals = 4 with two math warpgroups (8 warps): each empty phase
+// completes after half the warps released it.
+dgemm.kernel @empty_arrivals_four config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  // expected-error @+1 {{empty_arrivals is 4 but an empty phase completes with one arrive per math warp: it must be 8}}
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        %s, %p = dgemm.stage %k of 4
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s2, %p2 = dgemm.stage %k of 4
+      dgemm.wait full(%s2) phase(%p2)
+      %acc = dgemm.mma stage(%s2) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s2)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 4 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The producer's ring has 3 stages, the configuration (and the math role) 4.
+dgemm.kernel @ring_of_three config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %k0 = arith.constant 0 : i64
+  dgemm.warp_specialize producer(regs = 40) {
+    %r = scf.for %t = %c0 to %g step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+      dgemm.desc.drain a slot(%c0) before_iteration(%it)
+      dgemm.desc.update a slot(%c0) group(%t) k_offset(%k0) k_size(%m) before_iteration(%it)
+      dgemm.desc.publish a slot(%c0)
+      %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %it) -> (i32) : i32 {
+        // expected-note @+1 {{the stage is mapped here ('dgemm.stage')}}
+        %s, %p = dgemm.stage %k of 3
+        // expected-error @+1 {{uses a stage of a ring of 3 stages, but the kernel's configuration has 4 stages}}
+        dgemm.wait empty(%s) phase(%p)
+        dgemm.arrive full(%s) tx 16384
+        dgemm.tma.load a stage(%s) at(%kb, %t) slot(%c0)
+        %k1 = arith.addi %k, %c1 : i32
+        scf.yield %k1 : i32
+      }
+      scf.yield %next : i32
+    }
+  } math(regs = 232) {
+    %r = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s2, %p2 = dgemm.stage %k of 4
+      dgemm.wait full(%s2) phase(%p2)
+      %acc = dgemm.mma stage(%s2) : vector<64xf32>
+      dgemm.mma.wait
+      dgemm.arrive empty(%s2)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}

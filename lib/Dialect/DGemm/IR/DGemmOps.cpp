@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::dgemm;
@@ -466,6 +467,71 @@ void PromoteOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
 //===----------------------------------------------------------------------===//
 // Parked tiles
 //===----------------------------------------------------------------------===//
+
+// The format assemblyFormat would generate, except on failure: a use in one
+// role that the parser resolved to a (misplaced) definition of the same name
+// in a later role points into that role, and the generated parser frees the
+// later region first, leaving the use dangling (a heap corruption the fuzzer
+// found: test/Dialect/DGemm/fuzz-regressions/). Every region drops its
+// references before any is freed.
+ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
+                                    OperationState &result) {
+  std::unique_ptr<Region> producer = std::make_unique<Region>(),
+                          math = std::make_unique<Region>(),
+                          workers = std::make_unique<Region>();
+  auto dropReferences = llvm::make_scope_exit([&] {
+    for (Region *region : {producer.get(), math.get(), workers.get()})
+      if (region)
+        region->dropAllReferences();
+  });
+  Type i32 = parser.getBuilder().getIntegerType(32);
+  auto parseRole = [&](StringRef name, IntegerAttr &regs,
+                       Region &region) -> ParseResult {
+    return failure(parser.parseKeyword(name) || parser.parseLParen() ||
+                   parser.parseKeyword("regs") || parser.parseEqual() ||
+                   parser.parseCustomAttributeWithFallback(regs, i32) ||
+                   parser.parseRParen() || parser.parseRegion(region));
+  };
+  IntegerAttr producerRegs, mathRegs;
+  if (parseRole("producer", producerRegs, *producer) ||
+      parseRole("math", mathRegs, *math))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("workers")) &&
+      parser.parseRegion(*workers))
+    return failure();
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  auto &props = result.getOrAddProperties<Properties>();
+  props.producer_regs = producerRegs;
+  props.math_regs = mathRegs;
+  if (failed(verifyInherentAttrs(result.name, result.attributes, [&]() {
+        return parser.emitError(loc) << "'" << result.name.getStringRef()
+                                     << "' op ";
+      })))
+    return failure();
+  result.addRegion(std::move(producer));
+  result.addRegion(std::move(math));
+  result.addRegion(std::move(workers));
+  return success();
+}
+
+void WarpSpecializeOp::print(OpAsmPrinter &p) {
+  p << " producer(regs = ";
+  p.printAttributeWithoutType(getProducerRegsAttr());
+  p << ") ";
+  p.printRegion(getProducer());
+  p << " math(regs = ";
+  p.printAttributeWithoutType(getMathRegsAttr());
+  p << ") ";
+  p.printRegion(getMath());
+  if (!getWorkers().empty()) {
+    p << " workers ";
+    p.printRegion(getWorkers());
+  }
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getProducerRegsAttrName(), getMathRegsAttrName()});
+}
 
 int64_t WarpSpecializeOp::getRoleThreads(Region &role) {
   if (&role == &getProducer())

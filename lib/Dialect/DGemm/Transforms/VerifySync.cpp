@@ -53,7 +53,9 @@ public:
   explicit Checker(WarpSpecializeOp ws) : ws(ws) {}
 
   LogicalResult run() {
-    if (failed(checkProducerBlock(ws.getProducer().front())) ||
+    if (failed(checkArrivalCounts()) || failed(checkStageRings()) ||
+        failed(checkTurns()) ||
+        failed(checkProducerBlock(ws.getProducer().front())) ||
         failed(checkDescriptors()) ||
         failed(checkMathBlock(ws.getMath().front(), MathState())) ||
         failed(checkPark()))
@@ -309,6 +311,217 @@ private:
     return true;
   }
 
+  /// `v`, or, for a result of a dgemm.stage, the same result of the first
+  /// dgemm.stage of the same number of stages on an iteration computed alike
+  /// (sameValue): both name one stage and one phase, so a wait through one
+  /// acquires what the other reads or releases.
+  Value key(Value v) {
+    auto stage = v.getDefiningOp<StageOp>();
+    if (!stage)
+      return v;
+    StageOp rep = stageAlias.lookup(stage);
+    if (!rep) {
+      rep = stage;
+      for (StageOp other : stageReps)
+        if (other.getStages() == stage.getStages() &&
+            sameValue(other.getIteration(), stage.getIteration())) {
+          rep = other;
+          break;
+        }
+      if (rep == stage)
+        stageReps.push_back(stage);
+      stageAlias[stage] = rep;
+    }
+    return rep->getResult(cast<OpResult>(v).getResultNumber());
+  }
+
+  /// The barrier counts dgemm-place-sync derives: a full phase completes
+  /// with the producer's one arming arrive (the TMA bytes do the rest), an
+  /// empty phase with one arrive per math warp.
+  LogicalResult checkArrivalCounts() {
+    auto kernel = ws->getParentOfType<KernelOp>();
+    if (!kernel)
+      return ws.emitError("is not inside a dgemm.kernel: the barrier counts "
+                          "and the stage ring have no configuration to "
+                          "match");
+    if (*ws.getFullArrivals() != 1)
+      return ws.emitError("full_arrivals is ")
+             << *ws.getFullArrivals()
+             << " but a full phase completes with the producer's one "
+                "arming arrive: it must be 1";
+    int64_t warps = 4 * kernel.getConfig().getMathWarpgroups();
+    if (int64_t(*ws.getEmptyArrivals()) != warps)
+      return ws.emitError("empty_arrivals is ")
+             << *ws.getEmptyArrivals()
+             << " but an empty phase completes with one arrive per math "
+                "warp: it must be "
+             << warps;
+    return success();
+  }
+
+  /// Every stage the barriers and the stage buffers name is a dgemm.stage of
+  /// the configuration's number of stages: the producer's and the math
+  /// role's rings then map an iteration to the same stage and phase, and
+  /// never index a stage that does not exist.
+  LogicalResult checkStageRings() {
+    int64_t stages = ws->getParentOfType<KernelOp>().getConfig().getStages();
+    auto check = [&](Operation *user, Value v) -> LogicalResult {
+      auto stage = v.getDefiningOp<StageOp>();
+      if (!stage || int64_t(stage.getStages()) == stages)
+        return success();
+      return hazard(user,
+                    "uses a stage of a ring of " +
+                        Twine(int64_t(stage.getStages())) +
+                        " stages, but the kernel's configuration has " +
+                        Twine(stages) + " stages",
+                    stage, "the stage is mapped here");
+    };
+    WalkResult result = ws->walk([&](Operation *op) {
+      Value stage;
+      if (auto wait = dyn_cast<WaitOp>(op))
+        stage = wait.getBarrier() == BarrierKind::full ||
+                        wait.getBarrier() == BarrierKind::empty
+                    ? wait.getStage()
+                    : Value();
+      if (auto arrive = dyn_cast<ArriveOp>(op))
+        stage = arrive.getBarrier() == BarrierKind::full ||
+                        arrive.getBarrier() == BarrierKind::empty
+                    ? arrive.getStage()
+                    : Value();
+      if (stage && failed(check(op, stage)))
+        return WalkResult::interrupt();
+      for (const ResourceAccess &a : accessesOf(op))
+        if (isStage(a.kind) && failed(check(op, a.index)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  /// The math warpgroups' turns on the tensor cores (dgemm.turn), lowered
+  /// to one named barrier per warpgroup: `start` once at the role's entry
+  /// (the last warpgroup arrives on warpgroup 0's barrier), then per block
+  /// `wait` (bar.sync on the own barrier) and `pass` (bar.arrive on the
+  /// next one's) strictly alternating, with the WGMMAs between them, then
+  /// `finish` once at the role's exit (warpgroup 0 takes the last pass).
+  /// Every warpgroup runs the same blocks, so when each path through the
+  /// role alternates wait and pass between start and finish, the k-th wait
+  /// of each warpgroup pairs with the k-th pass of the one before it and
+  /// every barrier phase completes. A loop body or a branch must leave the
+  /// turn as it found it. A role without turns has no named barriers to
+  /// balance.
+  enum class Turn { Unstarted, Free, Held, Finished };
+  LogicalResult checkTurns() {
+    for (Region *role : {&ws.getProducer(), &ws.getWorkers()}) {
+      WalkResult r = role->walk([](TurnOp turn) {
+        turn.emitError("takes a turn outside the math role: only the math "
+                       "warpgroups take turns on the tensor cores");
+        return WalkResult::interrupt();
+      });
+      if (r.wasInterrupted())
+        return failure();
+    }
+    bool turns = ws.getMath()
+                     .walk([](TurnOp) { return WalkResult::interrupt(); })
+                     .wasInterrupted();
+    if (!turns)
+      return success();
+    Block &entry = ws.getMath().front();
+    FailureOr<Turn> end = checkTurnBlock(entry, Turn::Unstarted);
+    if (failed(end))
+      return failure();
+    if (*end != Turn::Finished)
+      return ws.emitError("the math role ")
+             << (*end == Turn::Held ? "ends holding a turn"
+                                    : "never finishes its turns")
+             << " (no dgemm.turn finish at its exit): warpgroup 0's last "
+                "named-barrier phase never completes and the CTA deadlocks";
+    return success();
+  }
+
+  FailureOr<Turn> checkTurnBlock(Block &block, Turn st) {
+    bool top = block.getParent() == &ws.getMath();
+    for (Operation &op : block) {
+      if (auto turn = dyn_cast<TurnOp>(op)) {
+        auto fail = [&](const Twine &msg) -> FailureOr<Turn> {
+          turn.emitError(msg);
+          return failure();
+        };
+        switch (turn.getAction()) {
+        case TurnAction::start:
+          if (!top)
+            return fail("starts the turns inside a loop or branch: start "
+                        "runs once, at the math role's entry");
+          if (st != Turn::Unstarted)
+            return fail("starts the turns a second time: the first turn's "
+                        "barrier would get an extra arrival");
+          st = Turn::Free;
+          break;
+        case TurnAction::wait:
+          if (st == Turn::Unstarted)
+            return fail("waits for a turn before the turns are started (no "
+                        "dgemm.turn start at the math role's entry): "
+                        "warpgroup 0 waits forever");
+          if (st == Turn::Held)
+            return fail("waits for a turn while holding one (no dgemm.turn "
+                        "pass since the last wait): the next warpgroup "
+                        "never gets the turn and the CTA deadlocks");
+          if (st == Turn::Finished)
+            return fail("waits for a turn after the turns finished");
+          st = Turn::Held;
+          break;
+        case TurnAction::pass:
+          if (st != Turn::Held)
+            return fail("passes a turn it does not hold (no dgemm.turn wait "
+                        "before it): the named barriers' arrivals and syncs "
+                        "no longer pair up");
+          st = Turn::Free;
+          break;
+        case TurnAction::finish:
+          if (!top)
+            return fail("finishes the turns inside a loop or branch: finish "
+                        "runs once, at the math role's exit");
+          if (st == Turn::Held)
+            return fail("finishes the turns while holding one (no dgemm.turn "
+                        "pass after the last wait)");
+          if (st != Turn::Free)
+            return fail(st == Turn::Unstarted
+                            ? "finishes turns that were never started (no "
+                              "dgemm.turn start at the math role's entry)"
+                            : "finishes the turns a second time");
+          st = Turn::Finished;
+          break;
+        }
+        continue;
+      }
+      if (isa<MmaOp>(op) && st != Turn::Held) {
+        op.emitError("issues WGMMAs outside the warpgroup's turn (no "
+                     "dgemm.turn wait before them, or a pass already)");
+        return failure();
+      }
+      if (op.getNumRegions() == 0)
+        continue;
+      // Each region, taken or not, and each iteration of a loop, leaves the
+      // turn as it found it.
+      for (Region &region : op.getRegions())
+        for (Block &nested : region) {
+          FailureOr<Turn> out = checkTurnBlock(nested, st);
+          if (failed(out))
+            return failure();
+          if (*out != st) {
+            op.emitError(isa<scf::ForOp>(op) ? "has an iteration that "
+                                             : "has a branch that ")
+                << (*out == Turn::Held ? "keeps a turn it took"
+                                       : "gives up a turn it did not take")
+                << " (dgemm.turn wait and pass do not pair up in it): the "
+                   "warpgroups' named barriers fall out of step";
+            return failure();
+          }
+        }
+    }
+    return st;
+  }
+
   InFlightDiagnostic hazard(Operation *op, const Twine &msg, Operation *other,
                             const Twine &otherMsg) {
     InFlightDiagnostic diag = op->emitError(msg);
@@ -324,7 +537,7 @@ private:
   /// ring (or not at all).
   LogicalResult checkStagePhase(WaitOp wait) {
     auto stage = wait.getStage().getDefiningOp<StageOp>();
-    if (!stage || wait.getPhase() != stage.getPhase())
+    if (!stage || key(wait.getPhase()) != key(stage.getPhase()))
       return wait.emitError("waits on a stage's ")
              << stringifyBarrierKind(wait.getBarrier())
              << " barrier with a phase that is not the stage's (the phase "
@@ -348,19 +561,28 @@ private:
         if (wait.getBarrier() == BarrierKind::empty) {
           if (failed(checkStagePhase(wait)))
             return failure();
-          acquired.insert(wait.getStage());
+          acquired.insert(key(wait.getStage()));
         }
         continue;
       }
       if (auto arrive = dyn_cast<ArriveOp>(op)) {
-        if (arrive.getBarrier() == BarrierKind::full)
-          armed[arrive.getStage()] = arrive;
+        if (arrive.getBarrier() != BarrierKind::full)
+          continue;
+        Value stage = key(arrive.getStage());
+        // A second expect_tx arrive completes the phase early (or arms the
+        // next one): the math role would read bytes that have not landed.
+        if (ArriveOp first = armed.lookup(stage))
+          return hazard(arrive,
+                        "arms the full barrier of a stage twice in one "
+                        "iteration (full_arrivals counts one arming arrive)",
+                        first, "first armed here");
+        armed[stage] = arrive;
         continue;
       }
       for (const ResourceAccess &a : accessesOf(&op)) {
         if (!isStage(a.kind) || a.access != AccessKind::Write)
           continue;
-        if (!acquired.contains(a.index))
+        if (!acquired.contains(key(a.index)))
           return hazard(&op,
                         "writes the " + stringifyResourceKind(a.kind) +
                             " of a stage before waiting on its empty barrier",
@@ -369,7 +591,7 @@ private:
                                      return r.access == AccessKind::Read;
                                    }),
                         "the math role may still be reading it here");
-        auto &w = written[a.index];
+        auto &w = written[key(a.index)];
         w.first += a.bytes;
         w.second = &op;
       }
@@ -388,28 +610,46 @@ private:
                           " bytes but the stage receives " + Twine(w.first),
                       w.second, "last load into the stage");
     }
+    for (auto [stage, arrive] : armed)
+      if (!written.count(stage))
+        return arrive.emitError("arms the full barrier of a stage that "
+                                "receives no load in this block: its bytes "
+                                "never arrive and the math role would wait "
+                                "forever");
     return success();
   }
 
   /// Descriptor slots: a rewrite must directly follow a drain of the same
-  /// slot, and no load may read a rewritten slot before it is published. The
-  /// walk is in program order over the whole role, so loads from earlier
-  /// iterations count as possibly in flight.
+  /// slot for the same pipeline iteration (the update's before_iteration),
+  /// its publish must name the slot rewritten, and no load may read a
+  /// rewritten slot before it is published. The walk is in program order
+  /// over the whole role, so loads from earlier iterations count as possibly
+  /// in flight.
   LogicalResult checkDescriptors() {
-    DenseMap<ResourceKind, Operation *> unpublished;
+    DenseMap<ResourceKind, DescUpdateOp> unpublished;
     WalkResult result = ws.getProducer().walk([&](Operation *op) {
       if (auto publish = dyn_cast<DescPublishOp>(op)) {
         ResourceKind kind = publish.getOperand() == TmaOperand::a
                                 ? ResourceKind::DescSlotA
                                 : ResourceKind::DescSlotB;
-        unpublished.erase(kind);
+        if (DescUpdateOp update = unpublished.lookup(kind)) {
+          if (!sameValue(update.getSlot(), publish.getSlot())) {
+            hazard(publish,
+                   "publishes a descriptor slot other than the one "
+                   "rewritten: loads of the rewritten slot would read it "
+                   "before its tensormap release/acquire",
+                   update, "the pending rewrite");
+            return WalkResult::interrupt();
+          }
+          unpublished.erase(kind);
+        }
         return WalkResult::advance();
       }
       for (const ResourceAccess &a : accessesOf(op)) {
         if (!isDescSlot(a.kind))
           continue;
         if (a.access == AccessKind::Read) {
-          if (Operation *w = unpublished.lookup(a.kind)) {
+          if (DescUpdateOp w = unpublished.lookup(a.kind)) {
             hazard(op,
                    "reads the " + stringifyResourceKind(a.kind) +
                        " through the tensormap proxy before the rewrite is "
@@ -420,15 +660,25 @@ private:
           continue;
         }
         // A generic write: it must be guarded by a drain of the same slot.
+        auto update = dyn_cast<DescUpdateOp>(op);
+        if (!update) {
+          op->emitError("writes a descriptor slot but is not a "
+                        "dgemm.desc.update: which pipeline iteration first "
+                        "uses the slot is unknown, so no drain can cover it");
+          return WalkResult::interrupt();
+        }
         Operation *prev = op->getPrevNode();
+        DescDrainOp drain;
         while (prev && isa<DescDrainOp, DescUpdateOp, DescPublishOp>(prev)) {
-          auto drain = dyn_cast<DescDrainOp>(prev);
-          if (drain && drain.getOperand() == operandOfSlot(a.kind) &&
-              drain.getSlot() == a.index)
+          auto d = dyn_cast<DescDrainOp>(prev);
+          if (d && d.getOperand() == operandOfSlot(a.kind) &&
+              sameValue(d.getSlot(), a.index)) {
+            drain = d;
             break;
+          }
           prev = prev->getPrevNode();
         }
-        if (!prev || !isa<DescDrainOp>(prev)) {
+        if (!drain) {
           Operation *reader = findAccess(
               ws.getProducer(), a.kind, [](const ResourceAccess &r) {
                 return r.access == AccessKind::Read;
@@ -440,7 +690,20 @@ private:
                  reader, "this load reads the slot asynchronously");
           return WalkResult::interrupt();
         }
-        unpublished[a.kind] = op;
+        // The drain waits for the loads of the iterations before its
+        // before_iteration; any other iteration leaves some of the loads
+        // that use the slot's old contents (or waits for loads never
+        // issued).
+        if (!sameValue(drain.getBeforeIteration(),
+                       update.getBeforeIteration())) {
+          hazard(op,
+                 "rewrites the " + stringifyResourceKind(a.kind) +
+                     " after a drain for another pipeline iteration (the "
+                     "drain's before_iteration is not the update's)",
+                 drain, "drained here");
+          return WalkResult::interrupt();
+        }
+        unpublished[a.kind] = update;
       }
       return WalkResult::advance();
     });
@@ -559,7 +822,7 @@ private:
         if (wait.getBarrier() == BarrierKind::full) {
           if (failed(checkStagePhase(wait)))
             return failure();
-          st.acquired.insert(wait.getStage());
+          st.acquired.insert(key(wait.getStage()));
         }
         continue;
       }
@@ -582,7 +845,8 @@ private:
       if (auto arrive = dyn_cast<ArriveOp>(op)) {
         if (arrive.getBarrier() != BarrierKind::empty)
           continue;
-        auto pending = st.pendingStage.find(arrive.getStage());
+        Value stage = key(arrive.getStage());
+        auto pending = st.pendingStage.find(stage);
         if (pending != st.pendingStage.end())
           return hazard(&op,
                         "releases a stage while an asynchronous read of it "
@@ -590,15 +854,18 @@ private:
                         pending->second.op,
                         "this read completes only at a dgemm.mma.wait that "
                         "leaves it no longer pending");
-        if (Operation *reader = st.unfenced.lookup(arrive.getStage()))
+        if (Operation *reader = st.unfenced.lookup(stage))
           return hazard(&op,
                         "releases a stage to the producer's async-proxy (TMA) "
                         "writes while a generic-proxy read of it is not "
                         "fenced (no dgemm.proxy.fence in between)",
                         reader, "read through the generic proxy here");
-        if (st.released.contains(arrive.getStage()))
+        if (st.released.contains(stage))
           return op.emitError("releases a stage twice");
-        st.released.insert(arrive.getStage());
+        if (!st.acquired.contains(stage))
+          return op.emitError("releases a stage it never acquired (no "
+                              "dgemm.wait on its full barrier before it)");
+        st.released.insert(stage);
         continue;
       }
       SmallVector<ResourceAccess> accesses = accessesOf(&op);
@@ -607,7 +874,9 @@ private:
             return a.proxy == Proxy::Async;
           }))
         ++st.numGroups;
-      for (const ResourceAccess &a : accesses) {
+      for (ResourceAccess a : accesses) {
+        if (isStage(a.kind))
+          a.index = key(a.index);
         if (isStage(a.kind) && a.access == AccessKind::Read) {
           if (!st.acquired.contains(a.index))
             return hazard(&op,
@@ -647,7 +916,7 @@ private:
       auto yield = cast<scf::YieldOp>(block.getTerminator());
       std::optional<unsigned> oldest;
       for (unsigned pos : carried) {
-        Value v = yield.getOperand(pos);
+        Value v = key(yield.getOperand(pos));
         std::optional<Pending> p = st.pendingOf(v);
         if (!p && !st.holds(v))
           return yield.emitOpError("iter_arg #")
@@ -658,7 +927,7 @@ private:
         handedOn.insert(v);
       }
       for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
-        if (!llvm::is_contained(carried, pos) && st.pendingOf(v))
+        if (!llvm::is_contained(carried, pos) && st.pendingOf(key(v)))
           return hazard(yield, "yields iter_arg #" + Twine(pos) +
                                    " with an asynchronous access in flight, "
                                    "but it enters the loop complete",
@@ -706,7 +975,8 @@ private:
     SmallVector<unsigned> carried;
     SmallVector<std::tuple<unsigned, unsigned, Operation *>> byGroup;
     MathState body;
-    for (auto [pos, v] : llvm::enumerate(loop.getInitArgs())) {
+    for (auto [pos, init] : llvm::enumerate(loop.getInitArgs())) {
+      Value v = key(init);
       std::optional<Pending> p = st.pendingOf(v);
       bool stageHeld = st.holds(v);
       if (!p && !stageHeld)
@@ -729,7 +999,7 @@ private:
       renumber.try_emplace(gr, renumber.size());
     body.numGroups = renumber.size();
     for (auto &[gr, pos, op] : byGroup) {
-      Value init = loop.getInitArgs()[pos];
+      Value init = key(loop.getInitArgs()[pos]);
       Value arg = loop.getRegionIterArgs()[pos];
       if (st.pendingAcc.count(init))
         body.pendingAcc[arg] = {op, renumber[gr]};
@@ -741,7 +1011,7 @@ private:
     // The results take over: the init values are the loop's to release.
     unsigned base = st.numGroups;
     for (unsigned pos : carried) {
-      Value init = loop.getInitArgs()[pos];
+      Value init = key(loop.getInitArgs()[pos]);
       Value result = loop.getResult(pos);
       if (st.holds(init)) {
         st.released.insert(init);
@@ -751,7 +1021,7 @@ private:
       }
     }
     for (auto &[gr, pos, op] : byGroup) {
-      Value init = loop.getInitArgs()[pos];
+      Value init = key(loop.getInitArgs()[pos]);
       Value result = loop.getResult(pos);
       if (st.pendingAcc.erase(init))
         st.pendingAcc[result] = {op, base + renumber[gr]};
@@ -767,6 +1037,10 @@ private:
 
   WarpSpecializeOp ws;
   DenseMap<ResourceKind, bool> asyncWriters;
+  /// Each dgemm.stage's representative: the first one seen of the same
+  /// number of stages on an iteration computed alike.
+  DenseMap<Operation *, StageOp> stageAlias;
+  SmallVector<StageOp> stageReps;
 };
 
 struct VerifySyncPass

@@ -276,11 +276,9 @@ def DGemm_WarpSpecializeOp : DGemm_Op<"warp_specialize", [NoTerminator,
                    OptionalAttr<I32Attr>:$park_empty_arrivals);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$math,
                  MaxSizedRegion<1>:$workers);
-  let assemblyFormat = [{
-    `producer` `(` `regs` `=` $producer_regs `)` $producer
-    `math` `(` `regs` `=` $math_regs `)` $math
-    (`workers` $workers^)? attr-dict
-  }];
+  // `producer(regs = N) {...} math(regs = N) {...} (workers {...})?
+  // attr-dict`, parsed by hand: see WarpSpecializeOp::parse.
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// Threads that run `role` (one of this op's regions).
