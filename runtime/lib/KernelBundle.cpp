@@ -654,6 +654,29 @@ Status dgemm::runtime::readIndexedFile(const std::string &dir,
   return Status::success();
 }
 
+Status dgemm::runtime::checkKernelBundle(const std::string &dir,
+                                         BundleIndex &index) {
+  if (Status s = loadBundleIndex(dir, index); !s.ok())
+    return s;
+  std::string contents;
+  for (const BundleIndexEntry &kernel : index.kernels) {
+    if (Status s = readIndexedFile(dir, kernel.entry, ".meta", kernel.meta,
+                                   contents);
+        !s.ok())
+      return s;
+    if (Status s =
+            readIndexedFile(dir, kernel.entry, ".ptx", kernel.ptx, contents);
+        !s.ok())
+      return s;
+    if (kernel.cubin)
+      if (Status s = readIndexedFile(dir, kernel.entry, ".cubin",
+                                     *kernel.cubin, contents);
+          !s.ok())
+        return s;
+  }
+  return Status::success();
+}
+
 std::string dgemm::runtime::ptxIsaOf(const std::string &ptx) {
   size_t at = ptx.rfind(".version ", 0) == 0 ? 0 : ptx.find("\n.version ");
   if (at == std::string::npos)

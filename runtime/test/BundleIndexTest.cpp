@@ -12,6 +12,7 @@
 #include "dgemm/Heuristics/KernelConfig.h"
 #include "dgemm/Runtime/KernelBundle.h"
 #include "dgemm/Runtime/ModuleCache.h"
+#include "dgemm/Runtime/dgemm_runtime.h"
 
 #include "TestUtils.h"
 
@@ -216,6 +217,33 @@ TEST_F(BundleIndexTest, ListedFileMissingIsAnIncompleteBundle) {
   EXPECT_EQ(s.code(), ErrorCode::BadKernelBundle);
   EXPECT_THAT(s.message(), HasSubstr("incomplete"));
   EXPECT_THAT(s.message(), HasSubstr(other.entryName() + ".ptx"));
+}
+
+TEST_F(BundleIndexTest, CheckKernelBundleThroughTheCAbi) {
+  dir_.write(entry() + ".cubin", kCubin);
+  index();
+  char resolved[512], err[512];
+  int32_t kernels = -1, cubins = -1;
+  // No directory given: the one calls would use.
+  dgemm::test::ScopedEnv env("DGEMM_KERNEL_DIR", dir_.path());
+  int rc = dgemm_check_kernel_bundle(nullptr, resolved, sizeof(resolved),
+                                     &kernels, &cubins, err, sizeof(err));
+  ASSERT_EQ(rc, DGEMM_OK) << err;
+  EXPECT_EQ(std::string(resolved), dir_.path());
+  EXPECT_EQ(kernels, 1);
+  EXPECT_EQ(cubins, 1);
+
+  dir_.write(entry() + ".ptx", std::string(kPtx) + "// more\n");
+  rc = dgemm_check_kernel_bundle(dir_.path().c_str(), nullptr, 0, nullptr,
+                                 nullptr, err, sizeof(err));
+  EXPECT_EQ(rc, DGEMM_ERROR_BAD_KERNEL_BUNDLE);
+  EXPECT_THAT(err, HasSubstr(entry() + ".ptx: checksum"));
+
+  ASSERT_EQ(::remove((dir_.path() + "/index.txt").c_str()), 0);
+  rc = dgemm_check_kernel_bundle(dir_.path().c_str(), nullptr, 0, nullptr,
+                                 nullptr, err, sizeof(err));
+  EXPECT_EQ(rc, DGEMM_ERROR_KERNEL_NOT_FOUND);
+  EXPECT_THAT(err, HasSubstr("has no index.txt"));
 }
 
 TEST(BundleIndexParseTest, WrittenIndexParses) {

@@ -153,6 +153,10 @@ Status readIndexedFile(const std::string &dir, const std::string &entry,
                        const std::string &ext, uint64_t checksum,
                        std::string &contents);
 
+/// loadBundleIndex, then every listed file's checksum (reads the whole
+/// bundle; a kernel load checks only its own files).
+Status checkKernelBundle(const std::string &dir, BundleIndex &index);
+
 /// Writes `<dir>/index.txt` for a bundle assembled by hand (tests): every
 /// `<entry>.meta` in `dir` with its `.ptx` and, if present, `.cubin`, the
 /// PTX ISA read from the first `.ptx` (`.version`), this runtime's versions
