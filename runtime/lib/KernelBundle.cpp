@@ -586,6 +586,8 @@ Status dgemm::runtime::parseBundleIndex(const std::string &text,
     return s;
   if (Status s = take("ptx_isa", index.ptxIsa); !s.ok())
     return s;
+  if (values.count("ptxas"))
+    index.ptxasRelease = values["ptxas"];
   if (Status s = take("checksum", raw); !s.ok())
     return s;
   if (raw != "fnv1a64")
@@ -675,6 +677,27 @@ Status dgemm::runtime::checkKernelBundle(const std::string &dir,
         return s;
   }
   return Status::success();
+}
+
+Status dgemm::runtime::checkDriverCanLoadCubin(int driverVersion,
+                                               const std::string &ptxasRelease,
+                                               const std::string &path) {
+  int major = 0;
+  auto [end, ec] = std::from_chars(
+      ptxasRelease.data(), ptxasRelease.data() + ptxasRelease.size(), major);
+  if (ec != std::errc() || end == ptxasRelease.data() || driverVersion <= 0 ||
+      driverVersion / 1000 >= major)
+    return Status::success();
+  return Status::error(
+      ErrorCode::NoDriver,
+      "no CUDA driver/device: the CUDA driver supports CUDA " +
+          std::to_string(driverVersion / 1000) + "." +
+          std::to_string(driverVersion % 1000 / 10) + ", but '" + path +
+          "' was assembled by the ptxas of CUDA " + ptxasRelease +
+          ", whose cubins need a CUDA " + std::to_string(major) +
+          ".x driver; update the driver, or regenerate the bundle with a "
+          "ptxas of CUDA " + std::to_string(driverVersion / 1000) +
+          ".x (dgemm-translate --ptxas=PATH) or without cubins (--ptxas=none)");
 }
 
 std::string dgemm::runtime::ptxIsaOf(const std::string &ptx) {

@@ -120,9 +120,13 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
                                  image);
       !s.ok())
     return s;
-  if (!kernel.fromCubin)
-    if (Status s = checkDriverCanJit(api, kernel.ptxPath, image); !s.ok())
-      return s;
+  if (Status s = kernel.fromCubin
+                     ? checkDriverCanLoadCubin(api.driverVersion,
+                                               index.ptxasRelease,
+                                               kernel.ptxPath)
+                     : checkDriverCanJit(api, kernel.ptxPath, image);
+      !s.ok())
+    return s;
   if (Status s =
           loadModule(api, kernel.ptxPath, image, kernel.fromCubin, kernel);
       !s.ok())

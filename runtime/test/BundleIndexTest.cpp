@@ -161,6 +161,20 @@ TEST_F(BundleIndexTest, OldDriverLoadsTheCubin) {
   EXPECT_EQ(gImage, kCubin);
 }
 
+TEST_F(BundleIndexTest, CubinOfANewerMajorCudaIsRefusedOnAnOlderDriver) {
+  dir_.write(entry() + ".cubin", kCubin);
+  index();
+  dir_.write("index.txt", indexText() + "ptxas=13.0\n");
+  Status s = load(12090);
+  EXPECT_EQ(s.code(), ErrorCode::NoDriver);
+  EXPECT_THAT(s.message(), HasSubstr("supports CUDA 12.9"));
+  EXPECT_THAT(s.message(), HasSubstr("ptxas of CUDA 13.0"));
+  EXPECT_TRUE(gImage.empty()) << "the cubin was handed to the driver";
+  s = load(13000);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(gImage, kCubin);
+}
+
 TEST_F(BundleIndexTest, MissingIndexIsKernelNotFoundWithTheCommand) {
   Status s = load();
   EXPECT_EQ(s.code(), ErrorCode::KernelNotFound);
@@ -289,6 +303,7 @@ TEST(BundleIndexParseTest, GoodIndex) {
                    index);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(index.gitCommit, "abc");
+  EXPECT_EQ(index.ptxasRelease, "unknown"); // optional key, absent
   ASSERT_EQ(index.kernels.size(), 2u);
   EXPECT_EQ(index.kernels[0].meta, 0x0123456789abcdefull);
   EXPECT_EQ(index.kernels[1].cubin, std::optional<uint64_t>(3));

@@ -170,6 +170,27 @@ static std::string findPtxas(StringRef requested, std::string &why) {
   return "";
 }
 
+/// The CUDA release of a ptxas ("13.0" from "... release 13.0, V13.0.88"),
+/// or "unknown".
+static std::string ptxasRelease(StringRef ptxas) {
+  llvm::SmallString<128> log;
+  if (llvm::sys::fs::createTemporaryFile("dgemm-ptxas-version", "log", log))
+    return "unknown";
+  std::optional<StringRef> redirects[] = {std::nullopt, log.str(), log.str()};
+  SmallVector<StringRef> args = {ptxas, "--version"};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  std::string out;
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    out = (*buffer)->getBuffer().str();
+  llvm::sys::fs::remove(log);
+  size_t at = out.find("release ");
+  if (rc != 0 || at == std::string::npos)
+    return "unknown";
+  StringRef rest = StringRef(out).drop_front(at + 8);
+  return rest.take_while([](char c) { return llvm::isDigit(c) || c == '.'; })
+      .str();
+}
+
 /// The ".version X.Y" of a PTX text, or "".
 static std::string ptxIsaVersion(StringRef ptx) {
   size_t at = ptx.find("\n.version ");
@@ -238,6 +259,9 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
 
   std::string why;
   std::string ptxas = findPtxas(bundle.ptxas, why);
+  // A cubin loads only where the driver is at least the ptxas's CUDA major
+  // version; the index records it for the runtime's check.
+  std::string ptxasVersion = ptxas.empty() ? "none" : ptxasRelease(ptxas);
   if (ptxas.empty())
     llvm::errs() << "warning: " << why << ": the bundle in '" << dir
                  << "' holds PTX only (the runtime JIT-compiles each kernel "
@@ -325,6 +349,7 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
      << "kernel_abi=" << heur::kKernelAbiVersion << "\n"
      << "target=" << options.chip << "\n"
      << "ptx_isa=" << (isa.empty() ? "unknown" : isa) << "\n"
+     << "ptxas=" << ptxasVersion << "\n"
      << "checksum=fnv1a64\n"
      << kernels;
   std::error_code ec;

@@ -127,6 +127,10 @@ struct BundleIndex {
   std::string target;
   /// The PTX ISA of the bundle's .ptx files ("8.6"), or "unknown".
   std::string ptxIsa;
+  /// Optional key ptxas: the CUDA release of the ptxas that assembled the
+  /// cubins ("13.0"), "none" without cubins, "unknown" (or absent) when not
+  /// known.
+  std::string ptxasRelease = "unknown";
   std::vector<BundleIndexEntry> kernels;
 
   const BundleIndexEntry *find(const std::string &entry) const;
@@ -167,6 +171,14 @@ Status writeBundleIndex(const std::string &dir);
 /// PTX of ISA `ptxIsa` ("8.6" -> 12070), from the PTX ISA release history;
 /// 0 for a version this runtime does not know.
 int driverVersionForPtxIsa(const std::string &ptxIsa);
+
+/// Refuses (ErrorCode::NoDriver) to load a cubin assembled by the ptxas of
+/// CUDA `ptxasRelease` ("13.0") where the driver (`driverVersion`, e.g.
+/// 12090) is of an older major version: cubins are compatible within a major
+/// version only. Unknown versions pass.
+Status checkDriverCanLoadCubin(int driverVersion,
+                               const std::string &ptxasRelease,
+                               const std::string &path);
 
 /// The ".version" of a PTX text ("8.6"), or "" if it has none.
 std::string ptxIsaOf(const std::string &ptx);
