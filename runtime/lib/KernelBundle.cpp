@@ -8,8 +8,8 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -294,10 +294,9 @@ Status dgemm::runtime::readFile(const std::string &path,
   if (!S_ISREG(st.st_mode))
     return notRegular();
   auto tooLarge = [&] {
-    return unfit("is larger than " + std::to_string(limit) +
-                 " bytes, the most a " +
-                 (isPtx ? ".ptx or .cubin" : ".meta or index") +
-                 " file may hold");
+    return unfit(
+        "is larger than " + std::to_string(limit) + " bytes, the most a " +
+        (isPtx ? ".ptx or .cubin" : ".meta or index") + " file may hold");
   };
   if (uint64_t(st.st_size) > limit)
     return tooLarge();
@@ -335,7 +334,8 @@ Status dgemm::runtime::loadKernelMeta(const std::string &dir,
         "kernel bundle '" + dir + "' has no kernel '" + entry + "' (" +
             s.message() +
             "); build the bundle for every configuration the heuristics can "
-            "select: " + regenerateCommand(dir));
+            "select: " +
+            regenerateCommand(dir));
   }
   return parseKernelMeta(text, path, entry, meta);
 }
@@ -461,10 +461,9 @@ bool parseHex16(const std::string &text, uint64_t &value) {
 }
 
 bool parseInt(const std::string &text, int &value) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(),
-                                   value);
-  return ec == std::errc() && end == text.data() + text.size() &&
-         !text.empty();
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
 } // namespace
@@ -482,8 +481,8 @@ Status dgemm::runtime::parseBundleIndex(const std::string &text,
   index = BundleIndex();
   std::string dir = fileName.substr(0, fileName.find_last_of('/'));
   auto regenerate = [&](const std::string &what) {
-    return bad(fileName, what + "; regenerate the bundle with " +
-                             regenerateCommand(dir));
+    return bad(fileName,
+               what + "; regenerate the bundle with " + regenerateCommand(dir));
   };
   std::map<std::string, std::string> values;
   std::istringstream lines(text);
@@ -516,8 +515,10 @@ Status dgemm::runtime::parseBundleIndex(const std::string &text,
     std::string field;
     fields >> kernel.entry;
     if (!isIdentifier(kernel.entry))
-      return bad(fileName, where + ": 'kernel=' must start with a PTX "
-                                   "identifier, got '" + kernel.entry + "'");
+      return bad(fileName, where +
+                               ": 'kernel=' must start with a PTX "
+                               "identifier, got '" +
+                               kernel.entry + "'");
     bool haveMeta = false, havePtx = false, haveCubin = false;
     while (fields >> field) {
       size_t at = field.find('=');
@@ -609,7 +610,8 @@ Status dgemm::runtime::loadBundleIndex(const std::string &dir,
         "kernel bundle '" + dir + "' has no index.txt (" + s.message() +
             "): dgemm-translate writes it last, so the bundle is "
             "half-written, from an older compiler, or not a bundle; "
-            "regenerate it with " + regenerateCommand(dir));
+            "regenerate it with " +
+            regenerateCommand(dir));
   }
   if (Status s = parseBundleIndex(text, path, index); !s.ok())
     return s;
@@ -630,12 +632,12 @@ Status dgemm::runtime::loadBundleIndex(const std::string &dir,
     }
   }
   if (count)
-    return Status::error(
-        ErrorCode::BadKernelBundle,
-        "kernel bundle '" + dir + "' is incomplete: " + std::to_string(count) +
-            " file(s) its index.txt lists are missing (" + missing +
-            (count > 3 ? ", ..." : "") + "); regenerate it with " +
-            regenerateCommand(dir));
+    return Status::error(ErrorCode::BadKernelBundle,
+                         "kernel bundle '" + dir +
+                             "' is incomplete: " + std::to_string(count) +
+                             " file(s) its index.txt lists are missing (" +
+                             missing + (count > 3 ? ", ..." : "") +
+                             "); regenerate it with " + regenerateCommand(dir));
   return Status::success();
 }
 
@@ -652,7 +654,8 @@ Status dgemm::runtime::readIndexedFile(const std::string &dir,
     return bad(path, "checksum " + hex16(actual) + " differs from " +
                          hex16(checksum) +
                          " in index.txt (a half-written or edited bundle); "
-                         "regenerate it with " + regenerateCommand(dir));
+                         "regenerate it with " +
+                         regenerateCommand(dir));
   return Status::success();
 }
 
@@ -662,8 +665,8 @@ Status dgemm::runtime::checkKernelBundle(const std::string &dir,
     return s;
   std::string contents;
   for (const BundleIndexEntry &kernel : index.kernels) {
-    if (Status s = readIndexedFile(dir, kernel.entry, ".meta", kernel.meta,
-                                   contents);
+    if (Status s =
+            readIndexedFile(dir, kernel.entry, ".meta", kernel.meta, contents);
         !s.ok())
       return s;
     if (Status s =
@@ -671,8 +674,8 @@ Status dgemm::runtime::checkKernelBundle(const std::string &dir,
         !s.ok())
       return s;
     if (kernel.cubin)
-      if (Status s = readIndexedFile(dir, kernel.entry, ".cubin",
-                                     *kernel.cubin, contents);
+      if (Status s = readIndexedFile(dir, kernel.entry, ".cubin", *kernel.cubin,
+                                     contents);
           !s.ok())
         return s;
   }
@@ -696,7 +699,8 @@ Status dgemm::runtime::checkDriverCanLoadCubin(int driverVersion,
           "' was assembled by the ptxas of CUDA " + ptxasRelease +
           ", whose cubins need a CUDA " + std::to_string(major) +
           ".x driver; update the driver, or regenerate the bundle with a "
-          "ptxas of CUDA " + std::to_string(driverVersion / 1000) +
+          "ptxas of CUDA " +
+          std::to_string(driverVersion / 1000) +
           ".x (dgemm-translate --ptxas=PATH) or without cubins (--ptxas=none)");
 }
 
@@ -756,8 +760,9 @@ Status dgemm::runtime::writeBundleIndex(const std::string &dir) {
   std::ofstream out(dir + "/index.txt", std::ios::binary | std::ios::trunc);
   out << "format=" << kBundleIndexFormat << "\ngit_commit=hand-made\n"
       << "heuristics_version=" << heuristics::kHeuristicsVersion
-      << "\nkernel_abi=" << kKernelAbiVersion << "\ntarget=sm_90a\nptx_isa="
-      << (isa.empty() ? "unknown" : isa) << "\nchecksum=fnv1a64\n"
+      << "\nkernel_abi=" << kKernelAbiVersion
+      << "\ntarget=sm_90a\nptx_isa=" << (isa.empty() ? "unknown" : isa)
+      << "\nchecksum=fnv1a64\n"
       << kernels;
   out.close();
   if (!out)

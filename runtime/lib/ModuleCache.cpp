@@ -36,20 +36,23 @@ Status loadModule(const DriverApi &api, const std::string &path,
       // Compile for the context's device; the PTX's .target (sm_90a) must
       // match it. Only for PTX: a cubin is loaded as it is.
       CU_JIT_TARGET_FROM_CUCONTEXT};
-  void *values[] = {infoLog.data(),  reinterpret_cast<void *>(kJitLogBytes),
-                    errorLog.data(), reinterpret_cast<void *>(kJitLogBytes),
-                    reinterpret_cast<void *>(uintptr_t(1)), nullptr};
+  void *values[] = {infoLog.data(),
+                    reinterpret_cast<void *>(kJitLogBytes),
+                    errorLog.data(),
+                    reinterpret_cast<void *>(kJitLogBytes),
+                    reinterpret_cast<void *>(uintptr_t(1)),
+                    nullptr};
   unsigned count = sizeof(options) / sizeof(options[0]) - (isCubin ? 1 : 0);
-  CUresult result = api.cuModuleLoadDataEx(&kernel.module, image.c_str(),
-                                           count, options, values);
+  CUresult result = api.cuModuleLoadDataEx(&kernel.module, image.c_str(), count,
+                                           options, values);
   kernel.jitInfoLog = cString(infoLog);
   if (result != CUDA_SUCCESS)
-    return Status::error(ErrorCode::CudaError,
-                         "cuModuleLoadDataEx('" + path +
-                             "') failed: " + describeCuResult(api, result) +
-                             (isCubin ? "; loader error log: "
-                                      : "; JIT error log: ") +
-                             cString(errorLog));
+    return Status::error(
+        ErrorCode::CudaError,
+        "cuModuleLoadDataEx('" + path +
+            "') failed: " + describeCuResult(api, result) +
+            (isCubin ? "; loader error log: " : "; JIT error log: ") +
+            cString(errorLog));
   return Status::success();
 }
 
@@ -113,18 +116,16 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
   std::string image;
   kernel.fromCubin = listed->cubin.has_value();
   kernel.ptxPath = dir + "/" + entry + (kernel.fromCubin ? ".cubin" : ".ptx");
-  if (Status s = readIndexedFile(dir, entry,
-                                 kernel.fromCubin ? ".cubin" : ".ptx",
-                                 kernel.fromCubin ? *listed->cubin
-                                                  : listed->ptx,
-                                 image);
+  if (Status s = readIndexedFile(
+          dir, entry, kernel.fromCubin ? ".cubin" : ".ptx",
+          kernel.fromCubin ? *listed->cubin : listed->ptx, image);
       !s.ok())
     return s;
-  if (Status s = kernel.fromCubin
-                     ? checkDriverCanLoadCubin(api.driverVersion,
-                                               index.ptxasRelease,
-                                               kernel.ptxPath)
-                     : checkDriverCanJit(api, kernel.ptxPath, image);
+  if (Status s =
+          kernel.fromCubin
+              ? checkDriverCanLoadCubin(api.driverVersion, index.ptxasRelease,
+                                        kernel.ptxPath)
+              : checkDriverCanJit(api, kernel.ptxPath, image);
       !s.ok())
     return s;
   if (Status s =

@@ -76,7 +76,8 @@ KernelConfig someConfig() {
 }
 
 constexpr const char *kPtx = "//\n.version 8.6\n.target sm_90a\n// ptx text\n";
-constexpr const char *kCubin = "\x7f" "ELF cubin image";
+constexpr const char *kCubin = "\x7f"
+                               "ELF cubin image";
 
 /// One kernel (the default configuration), PTX and optionally a cubin,
 /// indexed.
@@ -95,8 +96,8 @@ protected:
     CUcontext context = reinterpret_cast<CUcontext>(gNextContext.fetch_add(1));
     const LoadedKernel *kernel = nullptr;
     gImage.clear();
-    Status s = getKernel(api, context, fakeDevice(), dir_.path(), config_,
-                         kernel);
+    Status s =
+        getKernel(api, context, fakeDevice(), dir_.path(), config_, kernel);
     loaded_ = s.ok() ? kernel : nullptr;
     return s;
   }
@@ -179,10 +180,9 @@ TEST_F(BundleIndexTest, MissingIndexIsKernelNotFoundWithTheCommand) {
   Status s = load();
   EXPECT_EQ(s.code(), ErrorCode::KernelNotFound);
   EXPECT_THAT(s.message(), HasSubstr("has no index.txt"));
-  EXPECT_THAT(s.message(),
-              HasSubstr("dgemm-translate --dgemm-to-ptx "
-                        "examples/seed_wgrad.mlir --bundle-dir=" +
-                        dir_.path() + " --bundle-all-candidates"));
+  EXPECT_THAT(s.message(), HasSubstr("dgemm-translate --dgemm-to-ptx "
+                                     "examples/seed_wgrad.mlir --bundle-dir=" +
+                                     dir_.path() + " --bundle-all-candidates"));
 }
 
 TEST_F(BundleIndexTest, UnlistedKernelIsKernelNotFoundWithTheCommand) {
@@ -284,11 +284,11 @@ Status parse(const std::string &text, BundleIndex &index) {
   return parseBundleIndex(text, "b/index.txt", index);
 }
 
-std::string header(int heuristicsVersion =
-                       dgemm::heuristics::kHeuristicsVersion) {
+std::string
+header(int heuristicsVersion = dgemm::heuristics::kHeuristicsVersion) {
   return "format=2\ngit_commit=abc\nheuristics_version=" +
-         std::to_string(heuristicsVersion) + "\nkernel_abi=" +
-         std::to_string(kKernelAbiVersion) +
+         std::to_string(heuristicsVersion) +
+         "\nkernel_abi=" + std::to_string(kKernelAbiVersion) +
          "\ntarget=sm_90a\nptx_isa=8.6\nchecksum=fnv1a64\n";
 }
 

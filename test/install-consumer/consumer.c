@@ -40,8 +40,8 @@ int main(void) {
   rc = dgemm_check_kernel_bundle(DGEMM_KERNEL_DIR_INSTALLED, resolved,
                                  sizeof(resolved), &kernels, &cubins, err,
                                  sizeof(err));
-  printf("bundle %s: rc %d, %d kernels, %d cubins %s\n", resolved, rc,
-         kernels, cubins, rc ? err : "");
+  printf("bundle %s: rc %d, %d kernels, %d cubins %s\n", resolved, rc, kernels,
+         cubins, rc ? err : "");
   if (rc != DGEMM_OK || kernels < 1) {
     printf("FAIL: the installed bundle does not check\n");
     ++failures;

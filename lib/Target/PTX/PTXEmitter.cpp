@@ -13,17 +13,17 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
@@ -162,11 +162,10 @@ static std::string findPtxas(StringRef requested, std::string &why) {
   StringRef configured = DGEMM_PTXAS_PATH;
   if (!configured.empty() && llvm::sys::fs::can_execute(configured))
     return configured.str();
-  if (llvm::ErrorOr<std::string> found =
-          llvm::sys::findProgramByName("ptxas"))
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas"))
     return *found;
-  why = "no ptxas at the configured path '" + configured.str() +
-        "' nor on PATH";
+  why =
+      "no ptxas at the configured path '" + configured.str() + "' nor on PATH";
   return "";
 }
 
@@ -294,8 +293,8 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
         ec = out.error();
       }
       if (ec)
-        return module.emitError("cannot write '") << path << "': "
-                                                  << ec.message();
+        return module.emitError("cannot write '")
+               << path << "': " << ec.message();
       return success();
     };
     std::string meta = toHeuristicsConfig(config).toMeta();
@@ -329,8 +328,9 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
         return module.emitError("ptxas failed on '")
                << ptxPath << "' (exit " << rc << (execError.empty() ? "" : ", ")
                << execError << "): " << output;
-      auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false,
-                                               /*RequiresNullTerminator=*/false);
+      auto cubin =
+          llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
       if (!cubin)
         return module.emitError("ptxas wrote no '") << cubinPath << "'";
       cubinHash = hex(fnv1a64((*cubin)->getBuffer()));
@@ -360,8 +360,8 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     ec = out.error();
   }
   if (ec)
-    return module.emitError("cannot write '") << indexPath << "': "
-                                              << ec.message();
+    return module.emitError("cannot write '")
+           << indexPath << "': " << ec.message();
   return success();
 }
 

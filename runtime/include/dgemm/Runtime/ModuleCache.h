@@ -48,9 +48,9 @@ void parseSpillBytes(const std::string &log, int &storeBytes, int &loadBytes);
 /// bundle's index.txt first (loadBundleIndex: the bundle is complete, the
 /// kernel is listed, its files match their checksums), then loads the cubin
 /// if the index lists one, else JIT-compiles the PTX (refused with
-/// ErrorCode::NoDriver when the driver is older than the PTX ISA needs). Cached per (context,
-/// <dir>/<entry>.ptx); the pointer stays valid for the process's life.
-/// Thread-safe: concurrent first uses load once.
+/// ErrorCode::NoDriver when the driver is older than the PTX ISA needs). Cached
+/// per (context, <dir>/<entry>.ptx); the pointer stays valid for the process's
+/// life. Thread-safe: concurrent first uses load once.
 Status getKernel(const DriverApi &api, CUcontext context,
                  const DeviceInfo &device, const std::string &dir,
                  const heuristics::KernelConfig &config,
