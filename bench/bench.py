@@ -267,7 +267,12 @@ def bundle_index(kernel_dir: Optional[str]) -> Optional[List[str]]:
         return None
     try:
         lines = (Path(kernel_dir) / "index.txt").read_text().splitlines()
-        return [ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()]
+        lines = [ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()]
+        # Format 2 (docs/KernelABI.md): "kernel=<entry> meta=... ptx=... cubin=..." lines
+        # among key=value ones; format 1: the entries alone.
+        if any(ln.startswith("format=") for ln in lines):
+            return [ln[len("kernel="):].split()[0] for ln in lines if ln.startswith("kernel=")]
+        return lines
     except Exception:  # noqa: BLE001
         return None
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing dgemm needs on Debian 12, skipping what is
 # already there: LLVM/MLIR 22 (with FileCheck and lit), CMake, Ninja, g++,
-# GoogleTest; with --python, pytest, numpy and torch from PyPI as well, and
+# GoogleTest; with --python, pytest, numpy, torch and scikit-build-core from PyPI as well, and
 # cuobjdump/nvdisasm (NVIDIA's PyPI wheels) where the CUDA toolkit lacks them.
 # The CUDA toolkit (/usr/local/cuda: cuda.h, ptxas) is expected on the machine.
 set -euo pipefail
@@ -33,6 +33,8 @@ if ((want_python)); then
   for m in pytest numpy torch; do
     "$py" -c "import $m" >/dev/null 2>&1 || need+=("$m")
   done
+  # The wheel's build backend (python/pyproject.toml), for the wheel test.
+  "$py" -c "import scikit_build_core" >/dev/null 2>&1 || need+=(scikit-build-core)
   # cuobjdump and nvdisasm (for the SASS tests, scripts/sass_report.py): the CUDA toolkit's
   # when it has them, else NVIDIA's wheels, which run without a GPU.
   if ! "$py" "$(dirname "$0")/sass_report.py" --find-cuobjdump >/dev/null 2>&1; then

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._runtime import allow_unsafe_kernels, kernel_info, set_kernel_dir
+from ._runtime import allow_unsafe_kernels, check_kernel_bundle, kernel_info, set_kernel_dir
 from ._runtime import version as runtime_version
 
 __version__ = "0.1.0"
@@ -33,8 +33,8 @@ _LAZY = {
     "m_grouped_reference": "m_grouped",
 }
 
-__all__ = sorted([*_LAZY, "allow_unsafe_kernels", "kernel_info", "runtime_version",
-                  "set_kernel_dir"])
+__all__ = sorted([*_LAZY, "allow_unsafe_kernels", "check_kernel_bundle", "kernel_info",
+                  "runtime_version", "set_kernel_dir"])
 
 
 def __getattr__(name: str) -> Any:

@@ -21,6 +21,10 @@ ENV_KERNEL_DIR = "DGEMM_KERNEL_DIR"
 _PACKAGE_DIR = Path(__file__).resolve().parent
 # python/dgemm/_runtime.py -> the repository root, for an uninstalled checkout.
 _REPO_ROOT = _PACKAGE_DIR.parent.parent
+# The bundle an installed wheel carries (python/CMakeLists.txt), and the one a
+# build of the repository generates (CMakeLists.txt, dgemm-kernel-bundle).
+PACKAGE_KERNEL_DIR = _PACKAGE_DIR / "kernels"
+_REPO_KERNEL_DIR = _REPO_ROOT / "build" / "share" / "dgemm" / "kernels"
 
 # Return codes of the C ABI (runtime/include/dgemm/Runtime/Status.h).
 _ERROR_NAMES = {
@@ -108,11 +112,23 @@ def load() -> ctypes.CDLL:
             raise RuntimeError(
                 f"{path} is not a dgemm runtime library (missing symbol): {e}"
             ) from e
-        kernel_dir = os.environ.get(ENV_KERNEL_DIR)
+        kernel_dir = os.environ.get(ENV_KERNEL_DIR) or default_kernel_dir(path)
         if kernel_dir:
-            _set_kernel_dir(lib, kernel_dir)
+            _set_kernel_dir(lib, str(kernel_dir))
         _lib, _lib_path = lib, path
         return lib
+
+
+def default_kernel_dir(library: Path) -> Optional[Path]:
+    """The bundle the package gives the runtime when ``DGEMM_KERNEL_DIR`` is unset: the
+    package's own ``kernels/`` (an installed wheel), else, for a library from the
+    repository's build, that build's bundle; None leaves the runtime's built-in default."""
+    if (PACKAGE_KERNEL_DIR / "index.txt").is_file():
+        return PACKAGE_KERNEL_DIR
+    repo_libs = {p.resolve() for p in candidate_paths()[1:] if p.is_file()}
+    if Path(library).resolve() in repo_libs and (_REPO_KERNEL_DIR / "index.txt").is_file():
+        return _REPO_KERNEL_DIR
+    return None
 
 
 def loaded_path() -> Optional[Path]:
@@ -136,6 +152,34 @@ def _set_kernel_dir(lib: ctypes.CDLL, kernel_dir: str) -> None:
 def set_kernel_dir(kernel_dir: str) -> None:
     """Points the runtime at a kernel bundle directory (overrides ``DGEMM_KERNEL_DIR``)."""
     _set_kernel_dir(load(), str(kernel_dir))
+
+
+def check_kernel_bundle(kernel_dir: Optional[str] = None) -> dict:
+    """Checks a kernel bundle as the runtime does before loading a kernel, for all of its
+    kernels (``dgemm_check_kernel_bundle``): index.txt present and of this runtime's format
+    and versions, every listed file there with its checksum. ``kernel_dir`` None checks the
+    directory calls would use. Returns ``{"dir", "kernels", "cubins"}``; raises RuntimeError
+    naming the file and the rule. Needs no GPU."""
+    lib = load()
+    fn = getattr(lib, "dgemm_check_kernel_bundle", None)
+    if fn is None:
+        raise RuntimeError(f"{loaded_path()} has no dgemm_check_kernel_bundle (an older "
+                           f"runtime library)")
+    i32p = ctypes.POINTER(ctypes.c_int32)
+    fn.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char), ctypes.c_uint64, i32p,
+                   i32p, ctypes.POINTER(ctypes.c_char), ctypes.c_uint64]
+    fn.restype = ctypes.c_int
+    resolved = ctypes.create_string_buffer(_ERR_LEN)
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    kernels, cubins = ctypes.c_int32(0), ctypes.c_int32(0)
+    rc = fn(None if kernel_dir is None else os.fsencode(str(kernel_dir)), resolved, _ERR_LEN,
+            ctypes.byref(kernels), ctypes.byref(cubins), err, _ERR_LEN)
+    if rc != 0:
+        name = _ERROR_NAMES.get(rc, f"code {rc}")
+        raise RuntimeError(f"dgemm runtime: {name}: "
+                           f"{err.value.decode(errors='replace') or '(no message)'}")
+    return {"dir": resolved.value.decode(errors="replace"), "kernels": int(kernels.value),
+            "cubins": int(cubins.value)}
 
 
 def version() -> str:

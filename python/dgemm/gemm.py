@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -11,12 +11,12 @@ from . import _checks, _runtime
 _MISSING = object()
 
 
-def _describe(name: str, t: Any) -> _checks.TensorInfo:
+def _describe(name: str, t: Any, addresses: bool = True) -> _checks.TensorInfo:
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-    # Only a CUDA tensor's address is read: meta tensors have none, and no
-    # rule needs a CPU tensor's.
-    ptr = t.data_ptr() if t.is_cuda else 0
+    # Only a CUDA tensor's address is read: meta and fake tensors have none, and
+    # no rule needs a CPU tensor's.
+    ptr = t.data_ptr() if addresses and t.is_cuda else 0
     return _checks.TensorInfo(
         name=name,
         dtype=str(t.dtype).replace("torch.", ""),
@@ -27,6 +27,57 @@ def _describe(name: str, t: Any) -> _checks.TensorInfo:
         element_size=t.element_size(),
         contiguous=t.is_contiguous(),
     )
+
+
+def _check_op_args(a_fp8, sfa, b_fp8, sfb, d, ks, ks_tensor, c, addresses):
+    infos = dict(
+        a=_describe("a", a_fp8, addresses), sfa=_describe("sfa", sfa, addresses),
+        b=_describe("b", b_fp8, addresses), sfb=_describe("sfb", sfb, addresses),
+        d=_describe("d", d, addresses), c=None if c is None else _describe("c", c, addresses),
+        ks_tensor=_describe("ks_tensor", ks_tensor, addresses),
+    )
+    return _checks.check_k_grouped(ks=ks, addresses=addresses, **infos)
+
+
+# The GEMM as a torch custom op (torch.ops.dgemm.k_grouped_fp8_gemm_nt_contiguous), so that
+# torch.compile, FakeTensor and meta tensors see an op that writes d and returns nothing.
+# c aliasing d is not passed to the op (torch refuses aliased inputs of a mutating op):
+# `accumulate` says what c=None means, d += product (c was d) or d = product (c was None).
+@torch.library.custom_op("dgemm::k_grouped_fp8_gemm_nt_contiguous", mutates_args=("d",))
+def _k_grouped_op(a_fp8: torch.Tensor, sfa: torch.Tensor, b_fp8: torch.Tensor,
+                  sfb: torch.Tensor, d: torch.Tensor, ks: List[int], ks_tensor: torch.Tensor,
+                  c: Optional[torch.Tensor], accumulate: bool) -> None:
+    problem = _check_op_args(a_fp8, sfa, b_fp8, sfb, d, ks, ks_tensor, c, addresses=True)
+    _runtime.load()
+    with torch.cuda.device(d.device):
+        stream = torch.cuda.current_stream(d.device)
+        if c is None:
+            if not accumulate:
+                d.zero_()
+            c = d
+        if problem.total_k == 0:
+            # Every group is empty: d = c. The kernel is not launched, since the
+            # FP8 operands have no storage to point at.
+            if c.data_ptr() != d.data_ptr():
+                d.copy_(c)
+            return
+        ws_bytes = _runtime.workspace_bytes(problem.m, problem.n, problem.ks)
+        # Allocated through torch on this stream: stream-ordered reuse, and the
+        # graph's private pool under capture. The caching allocator's blocks
+        # are 512-byte aligned, beyond the 128 bytes the kernel needs.
+        workspace = torch.empty(ws_bytes, dtype=torch.uint8, device=d.device) if ws_bytes else None
+        _runtime.launch(
+            a_fp8.data_ptr(), sfa.data_ptr(), b_fp8.data_ptr(), sfb.data_ptr(),
+            d.data_ptr(), c.data_ptr(), problem.m, problem.n, problem.ks,
+            ks_tensor.data_ptr(), 0 if workspace is None else workspace.data_ptr(), ws_bytes,
+            stream.cuda_stream)
+
+
+@_k_grouped_op.register_fake
+def _k_grouped_fake(a_fp8, sfa, b_fp8, sfb, d, ks, ks_tensor, c, accumulate) -> None:
+    # Every rule but the pointer ones, so a traced call fails as an eager one would.
+    _check_op_args(a_fp8, sfa, b_fp8, sfb, d, ks, ks_tensor, c, addresses=False)
+    return None
 
 
 def _split_operand(name: str, sf_name: str, x: Any) -> Tuple[Any, Any]:
@@ -91,6 +142,10 @@ def k_grouped_fp8_gemm_nt_contiguous(
     Runs on the current stream of d's device and returns without synchronizing.
     Raises TypeError/ValueError for bad arguments before touching the device,
     RuntimeError if the runtime library is missing or the launch fails.
+
+    A thin wrapper over the custom op ``torch.ops.dgemm.k_grouped_fp8_gemm_nt_contiguous``
+    (mutates d; a fake implementation with the same rules but the pointer ones), so it runs
+    under ``torch.compile(fullgraph=True)``, FakeTensor and meta tensors (docs/Python.md).
     """
     ks = _resolve_alias("ks", ks, "ks_cpu", ks_cpu, _MISSING)
     if ks is _MISSING or ks is None:
@@ -106,39 +161,29 @@ def k_grouped_fp8_gemm_nt_contiguous(
 
     a_fp8, sfa = _split_operand("a", "sfa", a)
     b_fp8, sfb = _split_operand("b", "sfb", b)
-    infos = dict(
-        a=_describe("a", a_fp8), sfa=_describe("sfa", sfa),
-        b=_describe("b", b_fp8), sfb=_describe("sfb", sfb),
-        d=_describe("d", d), c=None if c is None else _describe("c", c),
-        ks_tensor=_describe("ks_tensor", ks_tensor),
-    )
-    problem = _checks.check_k_grouped(
-        ks=_host_ks(ks), recipe=recipe, use_psum_layout=use_psum_layout,
-        compiled_dims=compiled_dims, **infos)
+    for name, t in (("a", a_fp8), ("sfa", sfa), ("b", b_fp8), ("sfb", sfb), ("d", d),
+                    ("ks_tensor", ks_tensor)) + ((("c", c),) if c is not None else ()):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    _checks.check_recipe(recipe)
+    _checks.check_use_psum_layout(use_psum_layout)
+    _checks.check_compiled_dims(compiled_dims)
+    ks = list(_checks.normalize_ks(_host_ks(ks)))
     if check_ks_tensor:
+        # The op's checks first (shapes, devices), then the values.
+        _check_op_args(a_fp8, sfa, b_fp8, sfb, d, ks, ks_tensor,
+                       None if c is None or c is d else c, addresses=True)
         actual = ks_tensor.tolist()
-        if actual != list(problem.ks):
-            raise ValueError(f"ks_tensor holds {actual} but ks is {list(problem.ks)}")
-
-    _runtime.load()
-    with torch.cuda.device(d.device):
-        stream = torch.cuda.current_stream(d.device)
-        if c is None:
-            d.zero_()
-            c = d
-        if problem.total_k == 0:
-            # Every group is empty: d = c. The kernel is not launched, since the
-            # FP8 operands have no storage to point at.
-            if c.data_ptr() != d.data_ptr():
-                d.copy_(c)
-            return
-        ws_bytes = _runtime.workspace_bytes(problem.m, problem.n, problem.ks)
-        # Allocated through torch on this stream: stream-ordered reuse, and the
-        # graph's private pool under capture. The caching allocator's blocks
-        # are 512-byte aligned, beyond the 128 bytes the kernel needs.
-        workspace = torch.empty(ws_bytes, dtype=torch.uint8, device=d.device) if ws_bytes else None
-        _runtime.launch(
-            a_fp8.data_ptr(), sfa.data_ptr(), b_fp8.data_ptr(), sfb.data_ptr(),
-            d.data_ptr(), c.data_ptr(), problem.m, problem.n, problem.ks,
-            ks_tensor.data_ptr(), 0 if workspace is None else workspace.data_ptr(), ws_bytes,
-            stream.cuda_stream)
+        if actual != ks:
+            raise ValueError(f"ks_tensor holds {actual} but ks is {ks}")
+    # c=d accumulates in place; c=None overwrites; another c is read. Eagerly, a c that is
+    # another view of exactly d's elements counts as d (as the runtime sees it).
+    accumulate = c is d
+    if (not accumulate and c is not None and not torch.compiler.is_compiling()
+            and type(c) is torch.Tensor and type(d) is torch.Tensor  # not fake: no address
+            and c.is_cuda and d.is_cuda and c.data_ptr() == d.data_ptr()
+            and c.shape == d.shape and c.stride() == d.stride() and c.dtype == d.dtype):
+        accumulate = True
+    torch.ops.dgemm.k_grouped_fp8_gemm_nt_contiguous(
+        a_fp8, sfa, b_fp8, sfb, d, ks, ks_tensor, None if c is None or accumulate else c,
+        accumulate)

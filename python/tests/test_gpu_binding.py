@@ -122,3 +122,13 @@ def test_graph_capture_records_the_capture_stream(stub):
     graph.replay()
     torch.cuda.synchronize()
     assert bool((d == 0).all())  # the captured zeroing of d
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_opcheck_of_the_custom_op(stub, accumulate):
+    # torch's checks of a custom op (schema, fake vs real, functionalization, ...), with the
+    # stub runtime behind the real implementation.
+    a, b, d, c, ks_tensor = _args()
+    torch.library.opcheck(torch.ops.dgemm.k_grouped_fp8_gemm_nt_contiguous.default,
+                          (a[0], a[1], b[0], b[1], d, KS, ks_tensor,
+                           None if accumulate else c, accumulate))

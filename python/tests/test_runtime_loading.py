@@ -165,3 +165,30 @@ def test_kernel_info_maps_every_field(stub):
 def test_kernel_info_bad_sizes_are_value_errors(stub):
     with pytest.raises(ValueError, match=r"argument 'm' must be >= 1, got 0"):
         dgemm.kernel_info(0, 64, [128])
+
+
+def test_package_bundle_is_the_default_kernel_dir(stub, monkeypatch, tmp_path):
+    # An installed wheel's kernels/ (with its index) is given to the runtime when
+    # DGEMM_KERNEL_DIR is unset; the variable, when set, wins.
+    monkeypatch.delenv("DGEMM_KERNEL_DIR", raising=False)
+    (tmp_path / "index.txt").write_text("format=2\n")
+    monkeypatch.setattr(_runtime, "PACKAGE_KERNEL_DIR", tmp_path)
+    _runtime.load()
+    assert stub.kernel_dir() == str(tmp_path)
+    _runtime._reset()
+    monkeypatch.setenv("DGEMM_KERNEL_DIR", "/from/env")
+    _runtime.load()
+    assert stub.kernel_dir() == "/from/env"
+
+
+def test_package_without_bundle_leaves_the_runtime_default(stub, monkeypatch, tmp_path):
+    monkeypatch.delenv("DGEMM_KERNEL_DIR", raising=False)
+    monkeypatch.setattr(_runtime, "PACKAGE_KERNEL_DIR", tmp_path)  # no index.txt
+    stub.lib.dgemm_set_kernel_dir(b"unchanged")
+    _runtime.load()
+    assert stub.kernel_dir() == "unchanged"
+
+
+def test_check_kernel_bundle_needs_the_entry_point(stub):
+    with pytest.raises(RuntimeError, match="has no dgemm_check_kernel_bundle"):
+        dgemm.check_kernel_bundle()

@@ -134,6 +134,28 @@ int dgemm_set_kernel_dir(const char *dir) {
   });
 }
 
+int dgemm_check_kernel_bundle(const char *dir, char *resolved,
+                              uint64_t resolvedLen, int32_t *kernels,
+                              int32_t *cubins, char *err, uint64_t errLen) {
+  return guarded("dgemm_check_kernel_bundle", err, errLen, [&] {
+    std::string path = dir ? dir : "";
+    if (path.empty())
+      if (Status s = resolveKernelDir(path); !s.ok())
+        return s;
+    copyMessage(path.data(), path.size(), resolved, resolvedLen);
+    BundleIndex index;
+    if (Status s = checkKernelBundle(path, index); !s.ok())
+      return s;
+    if (kernels)
+      *kernels = int32_t(index.kernels.size());
+    if (cubins)
+      *cubins = int32_t(std::count_if(
+          index.kernels.begin(), index.kernels.end(),
+          [](const BundleIndexEntry &k) { return k.cubin.has_value(); }));
+    return Status::success();
+  });
+}
+
 const char *dgemm_runtime_version(void) {
   const char *version = "unknown (kernel ABI unknown)";
   guarded("dgemm_runtime_version", nullptr, 0, [&] {

@@ -22,39 +22,59 @@ std::string cString(const std::string &buffer) {
   return std::string(buffer.c_str());
 }
 
-/// Loads `path` (PTX text) with the JIT's logs captured.
+/// Loads a module image (a cubin, or PTX text for the driver's JIT) with
+/// the logs captured.
 Status loadModule(const DriverApi &api, const std::string &path,
+                  const std::string &image, bool isCubin,
                   LoadedKernel &kernel) {
-  std::string ptx;
-  // A file that is there but unfit (not a regular file, outside the bundle,
-  // too large) keeps readFile's BadKernelBundle.
-  if (Status s = readFile(path, ptx); !s.ok())
-    return s.code() == ErrorCode::KernelNotFound
-               ? Status::error(ErrorCode::KernelNotFound,
-                               "kernel bundle file missing: " + s.message())
-               : s;
   std::string infoLog(kJitLogBytes, '\0'), errorLog(kJitLogBytes, '\0');
   CUjit_option options[] = {
       CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
       CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-      // Compile for the context's device; the PTX's .target (sm_90a) must
-      // match it.
-      CU_JIT_TARGET_FROM_CUCONTEXT,
       // ptxas's resource lines (registers, spills) in the info log.
-      CU_JIT_LOG_VERBOSE};
-  void *values[] = {infoLog.data(),  reinterpret_cast<void *>(kJitLogBytes),
-                    errorLog.data(), reinterpret_cast<void *>(kJitLogBytes),
-                    nullptr,         reinterpret_cast<void *>(uintptr_t(1))};
-  CUresult result = api.cuModuleLoadDataEx(&kernel.module, ptx.c_str(),
-                                           sizeof(options) / sizeof(options[0]),
+      CU_JIT_LOG_VERBOSE,
+      // Compile for the context's device; the PTX's .target (sm_90a) must
+      // match it. Only for PTX: a cubin is loaded as it is.
+      CU_JIT_TARGET_FROM_CUCONTEXT};
+  void *values[] = {infoLog.data(),
+                    reinterpret_cast<void *>(kJitLogBytes),
+                    errorLog.data(),
+                    reinterpret_cast<void *>(kJitLogBytes),
+                    reinterpret_cast<void *>(uintptr_t(1)),
+                    nullptr};
+  unsigned count = sizeof(options) / sizeof(options[0]) - (isCubin ? 1 : 0);
+  CUresult result = api.cuModuleLoadDataEx(&kernel.module, image.c_str(), count,
                                            options, values);
   kernel.jitInfoLog = cString(infoLog);
   if (result != CUDA_SUCCESS)
-    return Status::error(ErrorCode::CudaError,
-                         "cuModuleLoadDataEx('" + path +
-                             "') failed: " + describeCuResult(api, result) +
-                             "; JIT error log: " + cString(errorLog));
+    return Status::error(
+        ErrorCode::CudaError,
+        "cuModuleLoadDataEx('" + path +
+            "') failed: " + describeCuResult(api, result) +
+            (isCubin ? "; loader error log: " : "; JIT error log: ") +
+            cString(errorLog));
   return Status::success();
+}
+
+/// Refuses to JIT-compile PTX whose ISA the driver is too old for, rather
+/// than passing on the JIT's CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+Status checkDriverCanJit(const DriverApi &api, const std::string &path,
+                         const std::string &ptx) {
+  std::string isa = ptxIsaOf(ptx);
+  int needed = driverVersionForPtxIsa(isa);
+  if (needed == 0 || api.driverVersion == 0 || api.driverVersion >= needed)
+    return Status::success();
+  auto text = [](int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  };
+  return Status::error(
+      ErrorCode::NoDriver,
+      "no CUDA driver/device: the CUDA driver supports CUDA " +
+          text(api.driverVersion) + ", but '" + path + "' is PTX ISA " + isa +
+          ", which only a CUDA " + text(needed) +
+          " or newer driver can JIT-compile; update the driver, or use a "
+          "bundle with cubins (dgemm-translate assembles them where it "
+          "finds ptxas)");
 }
 
 Status loadKernel(const DriverApi &api, const DeviceInfo &device,
@@ -63,7 +83,25 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
                   LoadedKernel &kernel) {
   std::string entry = config.entryName();
   std::string metaPath = dir + "/" + entry + ".meta";
-  if (Status s = loadKernelMeta(dir, entry, kernel.meta); !s.ok())
+  // The index first: the bundle must be complete and this kernel's files
+  // the ones it lists (docs/Runtime.md, Kernel bundle lookup).
+  BundleIndex index;
+  if (Status s = loadBundleIndex(dir, index); !s.ok())
+    return s;
+  const BundleIndexEntry *listed = index.find(entry);
+  if (!listed)
+    return Status::error(
+        ErrorCode::KernelNotFound,
+        "kernel bundle '" + dir + "' has no kernel '" + entry +
+            "' (its index.txt does not list it); build the bundle for every "
+            "configuration the heuristics can select: " +
+            regenerateCommand(dir));
+  std::string metaText;
+  if (Status s = readIndexedFile(dir, entry, ".meta", listed->meta, metaText);
+      !s.ok())
+    return s;
+  if (Status s = parseKernelMeta(metaText, metaPath, entry, kernel.meta);
+      !s.ok())
     return s;
   if (Status s = checkMetaMatchesConfig(kernel.meta, config, metaPath); !s.ok())
     return s;
@@ -74,8 +112,25 @@ Status loadKernel(const DriverApi &api, const DeviceInfo &device,
                              " but the device allows at most " +
                              std::to_string(device.maxSmemOptin));
 
-  kernel.ptxPath = dir + "/" + entry + ".ptx";
-  if (Status s = loadModule(api, kernel.ptxPath, kernel); !s.ok())
+  // The cubin where the bundle has one (no JIT); the PTX otherwise.
+  std::string image;
+  kernel.fromCubin = listed->cubin.has_value();
+  kernel.ptxPath = dir + "/" + entry + (kernel.fromCubin ? ".cubin" : ".ptx");
+  if (Status s = readIndexedFile(
+          dir, entry, kernel.fromCubin ? ".cubin" : ".ptx",
+          kernel.fromCubin ? *listed->cubin : listed->ptx, image);
+      !s.ok())
+    return s;
+  if (Status s =
+          kernel.fromCubin
+              ? checkDriverCanLoadCubin(api.driverVersion, index.ptxasRelease,
+                                        kernel.ptxPath)
+              : checkDriverCanJit(api, kernel.ptxPath, image);
+      !s.ok())
+    return s;
+  if (Status s =
+          loadModule(api, kernel.ptxPath, image, kernel.fromCubin, kernel);
+      !s.ok())
     return s;
   std::string what =
       "cuModuleGetFunction('" + entry + "') in " + kernel.ptxPath;

@@ -158,7 +158,7 @@ TEST_F(BundleFilesTest, MissingMetaNamesTheRegeneratingCommand) {
   EXPECT_EQ(s.code(), ErrorCode::KernelNotFound);
   EXPECT_THAT(s.message(),
               HasSubstr("dgemm-translate --dgemm-to-ptx "
-                        "examples/seed_wgrad.mlir --bundle-dir=" +
+                        "examples/kernels.mlir --bundle-dir=" +
                         bundle_.path() + " --bundle-all-candidates"));
 }
 

@@ -130,6 +130,7 @@ std::vector<KernelConfig> writeBundle(const TempDir &dir) {
     dir.write(config.entryName() + ".ptx", "ptx");
     configs.push_back(config);
   }
+  EXPECT_TRUE(writeBundleIndex(dir.path()).ok());
   return configs;
 }
 
@@ -199,6 +200,7 @@ TEST(CacheConcurrencyTest, SlowLoadDoesNotHoldUpOtherKernels) {
   std::vector<KernelConfig> configs = writeBundle(dir);
   // The first kernel's JIT compile waits for the gate.
   dir.write(configs[0].entryName() + ".ptx", "block");
+  ASSERT_TRUE(writeBundleIndex(dir.path()).ok());
   DriverApi api = fakeDriver();
   DeviceInfo device = fakeDevice();
   CUcontext context = fakeContext(freshContexts(1));

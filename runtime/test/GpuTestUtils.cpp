@@ -253,6 +253,10 @@ std::string GpuTest::prepareBundle(Bundle bundle, int64_t m, int64_t n,
   }
   dir.write(entry + ".ptx", text);
   dir.write(entry + ".meta", config.toMeta());
+  if (Status s = runtime::writeBundleIndex(dir.path()); !s.ok()) {
+    ADD_FAILURE() << s.message();
+    return "cannot index the temporary bundle";
+  }
   bundleEnv_ = std::make_unique<ScopedEnv>("DGEMM_KERNEL_DIR", dir.path());
   return "";
 }

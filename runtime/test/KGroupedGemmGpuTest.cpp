@@ -11,6 +11,7 @@
 
 #include "dgemm/Runtime/Context.h"
 #include "dgemm/Runtime/KGroupedGemm.h"
+#include "dgemm/Runtime/KernelBundle.h"
 
 #include <gmock/gmock.h>
 
@@ -573,6 +574,7 @@ protected:
     editMeta(meta);
     dir_.write(config.entryName() + ".meta", meta);
     dir_.write(config.entryName() + ".ptx", ptx);
+    EXPECT_TRUE(dgemm::runtime::writeBundleIndex(dir_.path()).ok());
     ScopedEnv env("DGEMM_KERNEL_DIR", dir_.path());
     return kGroupedFp8GemmNtContiguous(makeArgs(p, dev, 0, 0), stream_);
   }

@@ -273,7 +273,7 @@ TEST(KernelMetaTest, OlderCompilersMetaIsRefusedWithTheCommandToRebuild) {
   }
   const std::string rebuild =
       "the bundle is from an older compiler and must be regenerated with "
-      "`dgemm-translate --dgemm-to-ptx examples/seed_wgrad.mlir "
+      "`dgemm-translate --dgemm-to-ptx examples/kernels.mlir "
       "--bundle-dir=DIR --bundle-all-candidates`";
   expectBad(old + "in_place_only=1\npark=1\n", "'epilogue' is missing",
             "(it has the retired keys 'in_place_only'/'park'): " + rebuild);

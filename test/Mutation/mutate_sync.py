@@ -73,10 +73,15 @@ def main():
     ap.add_argument("--translate", required=True, help="dgemm-translate")
     ap.add_argument("--description", required=True,
                     help="a module with a dgemm.gemm (examples/seed_wgrad.mlir)")
+    ap.add_argument("--no-slot-variants", action="store_true",
+                    help="build the candidates once, without the one- and "
+                         "two-slot variants (kinds that rewrite no descriptor)")
     args = ap.parse_args()
 
     kernels, seen = [], set()
-    for variant in (["--desc-slots=1"], ["--desc-slots=2"]):
+    variants = ([[]] if args.no_slot_variants
+                else [["--desc-slots=1"], ["--desc-slots=2"]])
+    for variant in variants:
         for k in synced_kernels(args.translate, args.description, variant):
             if k not in seen:
                 seen.add(k)

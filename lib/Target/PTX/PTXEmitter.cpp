@@ -14,6 +14,7 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -21,7 +22,9 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
@@ -31,6 +34,10 @@
 using namespace mlir;
 using namespace mlir::dgemm;
 namespace heur = ::dgemm::heuristics;
+
+/// The index.txt layout version (docs/KernelABI.md); the runtime reads this
+/// one only.
+static constexpr int kBundleIndexFormat = 2;
 
 static void initNVPTX() {
   static std::once_flag once;
@@ -125,6 +132,76 @@ pipelineOverrides(const DGemmPipelineOptions &pipeline) {
   return o;
 }
 
+uint64_t mlir::dgemm::fnv1a64(StringRef data) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char ch : data.bytes()) {
+    hash ^= ch;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+#ifndef DGEMM_GIT_COMMIT
+#define DGEMM_GIT_COMMIT "unknown"
+#endif
+#ifndef DGEMM_PTXAS_PATH
+#define DGEMM_PTXAS_PATH ""
+#endif
+
+/// The ptxas to run, or "" for none (with the reason in `why`).
+static std::string findPtxas(StringRef requested, std::string &why) {
+  if (requested == "none") {
+    why = "--ptxas=none";
+    return "";
+  }
+  if (!requested.empty()) {
+    if (llvm::sys::fs::can_execute(requested))
+      return requested.str();
+    why = ("--ptxas='" + requested + "' is not an executable").str();
+    return "";
+  }
+  StringRef configured = DGEMM_PTXAS_PATH;
+  if (!configured.empty() && llvm::sys::fs::can_execute(configured))
+    return configured.str();
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  why =
+      "no ptxas at the configured path '" + configured.str() + "' nor on PATH";
+  return "";
+}
+
+/// The CUDA release of a ptxas ("13.0" from "... release 13.0, V13.0.88"),
+/// or "unknown".
+static std::string ptxasRelease(StringRef ptxas) {
+  llvm::SmallString<128> log;
+  if (llvm::sys::fs::createTemporaryFile("dgemm-ptxas-version", "log", log))
+    return "unknown";
+  std::optional<StringRef> redirects[] = {std::nullopt, log.str(), log.str()};
+  SmallVector<StringRef> args = {ptxas, "--version"};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  std::string out;
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    out = (*buffer)->getBuffer().str();
+  llvm::sys::fs::remove(log);
+  size_t at = out.find("release ");
+  if (rc != 0 || at == std::string::npos)
+    return "unknown";
+  StringRef rest = StringRef(out).drop_front(at + 8);
+  return rest.take_while([](char c) { return llvm::isDigit(c) || c == '.'; })
+      .str();
+}
+
+/// The ".version X.Y" of a PTX text, or "".
+static std::string ptxIsaVersion(StringRef ptx) {
+  size_t at = ptx.find("\n.version ");
+  if (at == StringRef::npos)
+    return "";
+  StringRef rest = ptx.drop_front(at + 10);
+  return rest.take_until([](char c) { return c == '\n' || c == ' '; })
+      .trim()
+      .str();
+}
+
 /// The configurations of `module`'s descriptions as dgemm-select-config
 /// chooses them under `pipeline`, then, with `allCandidates`, every other
 /// one the heuristics can choose (with the pipeline's overrides applied as
@@ -185,20 +262,44 @@ collectConfigs(ModuleOp module, bool allCandidates,
 }
 
 LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
-                                       bool allCandidates,
+                                       const BundleOptions &bundle,
                                        const DGemmPipelineOptions &pipeline,
                                        const PTXOptions &options) {
   SmallVector<GemmOp> gemms;
   FailureOr<SmallVector<ConfigAttr>> collected =
-      collectConfigs(module, allCandidates, pipeline, gemms);
+      collectConfigs(module, bundle.allCandidates, pipeline, gemms);
   if (failed(collected))
     return failure();
   SmallVector<ConfigAttr> &configs = *collected;
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return module.emitError("cannot create bundle directory '")
            << dir << "': " << ec.message();
+  // The index is written last: a bundle whose writing stops half-way has
+  // none, which the runtime refuses, instead of an index that lists files
+  // of an earlier bundle.
+  llvm::SmallString<256> indexPath(dir);
+  llvm::sys::path::append(indexPath, "index.txt");
+  if (std::error_code ec = llvm::sys::fs::remove(indexPath))
+    return module.emitError("cannot remove '")
+           << indexPath << "': " << ec.message();
 
-  std::string index;
+  std::string why;
+  std::string ptxas = findPtxas(bundle.ptxas, why);
+  // A cubin loads only where the driver is at least the ptxas's CUDA major
+  // version; the index records it for the runtime's check.
+  std::string ptxasVersion = ptxas.empty() ? "none" : ptxasRelease(ptxas);
+  if (ptxas.empty())
+    llvm::errs() << "warning: " << why << ": the bundle in '" << dir
+                 << "' holds PTX only (the runtime JIT-compiles each kernel "
+                    "on first use)\n";
+
+  auto pathOf = [&](StringRef entry, StringRef ext) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, entry + ext);
+    return path;
+  };
+  auto hex = [](uint64_t v) { return llvm::utohexstr(v, true, 16); };
+  std::string kernels, isa;
   for (ConfigAttr config : configs) {
     OwningOpRef<ModuleOp> single = ModuleOp::create(module.getLoc());
     OpBuilder b(single->getBodyRegion());
@@ -214,28 +315,84 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
       return failure();
     std::string entry = config.getEntryName();
     auto write = [&](StringRef ext, StringRef text) -> LogicalResult {
-      llvm::SmallString<256> path(dir);
-      llvm::sys::path::append(path, entry + ext);
+      llvm::SmallString<256> path = pathOf(entry, ext);
       std::error_code ec;
       llvm::raw_fd_ostream out(path, ec);
+      if (!ec) {
+        out << text;
+        out.close();
+        ec = out.error();
+      }
       if (ec)
-        return module.emitError("cannot write '") << path << "': "
-                                                  << ec.message();
-      out << text;
+        return module.emitError("cannot write '")
+               << path << "': " << ec.message();
       return success();
     };
     std::string meta = toHeuristicsConfig(config).toMeta();
     if (failed(write(".ptx", ptx)) || failed(write(".meta", meta)))
       return failure();
-    index += entry + "\n";
+    if (isa.empty())
+      isa = ptxIsaVersion(ptx);
+
+    std::string cubinHash = "none";
+    llvm::SmallString<256> cubinPath = pathOf(entry, ".cubin");
+    llvm::sys::fs::remove(cubinPath);
+    if (!ptxas.empty()) {
+      llvm::SmallString<256> ptxPath = pathOf(entry, ".ptx");
+      llvm::SmallString<128> log;
+      if (std::error_code ec =
+              llvm::sys::fs::createTemporaryFile("dgemm-ptxas", "log", log))
+        return module.emitError("cannot create a temporary file: ")
+               << ec.message();
+      std::string arch = "-arch=" + options.chip;
+      SmallVector<StringRef> args = {ptxas, arch, "-o", cubinPath, ptxPath};
+      std::optional<StringRef> redirects[] = {std::nullopt, log.str(),
+                                              log.str()};
+      std::string execError;
+      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                         0, 0, &execError);
+      std::string output;
+      if (auto buffer = llvm::MemoryBuffer::getFile(log))
+        output = (*buffer)->getBuffer().str();
+      llvm::sys::fs::remove(log);
+      if (rc != 0)
+        return module.emitError("ptxas failed on '")
+               << ptxPath << "' (exit " << rc << (execError.empty() ? "" : ", ")
+               << execError << "): " << output;
+      auto cubin =
+          llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+      if (!cubin)
+        return module.emitError("ptxas wrote no '") << cubinPath << "'";
+      cubinHash = hex(fnv1a64((*cubin)->getBuffer()));
+    }
+    kernels += "kernel=" + entry + " meta=" + hex(fnv1a64(meta)) +
+               " ptx=" + hex(fnv1a64(ptx)) + " cubin=" + cubinHash + "\n";
   }
-  llvm::SmallString<256> indexPath(dir);
-  llvm::sys::path::append(indexPath, "index.txt");
+
+  std::string index;
+  llvm::raw_string_ostream os(index);
+  os << "# dgemm kernel bundle index (docs/KernelABI.md), written last by "
+        "dgemm-translate\n"
+     << "format=" << kBundleIndexFormat << "\n"
+     << "git_commit=" << DGEMM_GIT_COMMIT << "\n"
+     << "heuristics_version=" << heur::kHeuristicsVersion << "\n"
+     << "kernel_abi=" << heur::kKernelAbiVersion << "\n"
+     << "target=" << options.chip << "\n"
+     << "ptx_isa=" << (isa.empty() ? "unknown" : isa) << "\n"
+     << "ptxas=" << ptxasVersion << "\n"
+     << "checksum=fnv1a64\n"
+     << kernels;
   std::error_code ec;
   llvm::raw_fd_ostream out(indexPath, ec);
+  if (!ec) {
+    out << index;
+    out.close();
+    ec = out.error();
+  }
   if (ec)
-    return module.emitError("cannot write '") << indexPath << "'";
-  out << index;
+    return module.emitError("cannot write '")
+           << indexPath << "': " << ec.message();
   return success();
 }
 
@@ -248,8 +405,19 @@ llvm::cl::opt<std::string> bundleDir(
 llvm::cl::opt<bool> bundleAllCandidates(
     "bundle-all-candidates",
     llvm::cl::desc("With --bundle-dir: include every configuration the "
-                   "heuristics can choose"),
+                   "heuristics can choose (the default; kept for scripts)"),
+    llvm::cl::init(true));
+llvm::cl::opt<bool> bundleSingleKernel(
+    "bundle-single-kernel",
+    llvm::cl::desc("With --bundle-dir: only the configurations the input's "
+                   "descriptions select"),
     llvm::cl::init(false));
+llvm::cl::opt<std::string> ptxasPath(
+    "ptxas",
+    llvm::cl::desc("With --bundle-dir: the ptxas that assembles each kernel "
+                   "into a .cubin (default: the configured one, then PATH; "
+                   "'none': PTX only)"),
+    llvm::cl::init(""));
 // The pipeline's options as flags of their own (PipelineOptions.def), so
 // that `dgemm-translate --desc-slots=1` needs no --pipeline-options.
 #define DGEMM_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                \
@@ -299,8 +467,10 @@ void mlir::dgemm::registerPTXTranslation() {
           return failure();
         if (!bundleDir.empty()) {
           OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
-          if (failed(writeBundle(*copy, bundleDir, bundleAllCandidates,
-                                 pipeline)))
+          BundleOptions bundle;
+          bundle.allCandidates = !bundleSingleKernel;
+          bundle.ptxas = ptxasPath;
+          if (failed(writeBundle(*copy, bundleDir, bundle, pipeline)))
             return failure();
         }
         return compileToPTX(module, os, pipeline);

@@ -18,6 +18,17 @@ struct PTXOptions {
   int optLevel = 3;
 };
 
+/// How writeBundle assembles each kernel into a cubin beside its PTX.
+struct BundleOptions {
+  /// Every configuration the heuristics can choose (false: only the ones the
+  /// input's descriptions select).
+  bool allCandidates = true;
+  /// ptxas to run (-arch=<chip>): a path, "" to look for one (the
+  /// configure-time DGEMM_PTXAS_PATH, then PATH), or "none" for PTX only.
+  /// Not found: PTX only, with a warning.
+  std::string ptxas;
+};
+
 /// Translates a module already in the LLVM dialect (with NVVM) to LLVM IR,
 /// optimizes it and emits PTX through the NVPTX backend.
 LogicalResult emitPTX(ModuleOp module, llvm::raw_ostream &os,
@@ -28,14 +39,20 @@ LogicalResult compileToPTX(ModuleOp module, llvm::raw_ostream &os,
                            const DGemmPipelineOptions &pipeline,
                            const PTXOptions &options = {});
 
-/// Writes a kernel bundle (docs/KernelABI.md) to `dir`: for each
-/// configuration in the input's descriptions -- or, with `allCandidates`,
-/// for every configuration the heuristics can choose -- `<entry>.ptx`,
-/// `<entry>.meta`, and `index.txt`.
+/// Writes a kernel bundle (docs/KernelABI.md) to `dir`: for every
+/// configuration the heuristics can choose -- or, without
+/// `bundle.allCandidates`, for each one in the input's descriptions --
+/// `<entry>.ptx`, `<entry>.meta` and, where ptxas is found, `<entry>.cubin`;
+/// then, last, `index.txt` with the commit, versions and checksums (a bundle
+/// without it is incomplete). An earlier index.txt is removed first.
 LogicalResult writeBundle(ModuleOp module, llvm::StringRef dir,
-                          bool allCandidates,
+                          const BundleOptions &bundle,
                           const DGemmPipelineOptions &pipeline,
                           const PTXOptions &options = {});
+
+/// FNV-1a, 64-bit, of `data`: the bundle index's checksum (the runtime
+/// computes the same, runtime/lib/KernelBundle.cpp).
+uint64_t fnv1a64(llvm::StringRef data);
 
 void registerPTXTranslation();
 

@@ -13,7 +13,10 @@
 #include "dgemm/Heuristics/KernelConfig.h"
 #include "dgemm/Runtime/Status.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace dgemm {
 namespace runtime {
@@ -99,6 +102,89 @@ Status resolveKernelDir(std::string &dir);
 
 /// Reads a whole file; ErrorCode::KernelNotFound if it cannot be opened.
 Status readFile(const std::string &path, std::string &contents);
+
+/// The layout version of index.txt this runtime reads (docs/KernelABI.md).
+inline constexpr int kBundleIndexFormat = 2;
+
+/// FNV-1a, 64-bit: the checksum of index.txt (dgemm-translate computes the
+/// same).
+uint64_t fnv1a64(const std::string &data);
+
+/// One `kernel=` line of index.txt: the entry and its files' checksums; no
+/// cubin checksum for a kernel bundled as PTX only.
+struct BundleIndexEntry {
+  std::string entry;
+  uint64_t meta = 0, ptx = 0;
+  std::optional<uint64_t> cubin;
+};
+
+/// A parsed index.txt.
+struct BundleIndex {
+  int format = 0;
+  std::string gitCommit;
+  int heuristicsVersion = 0;
+  int kernelAbi = 0;
+  std::string target;
+  /// The PTX ISA of the bundle's .ptx files ("8.6"), or "unknown".
+  std::string ptxIsa;
+  /// Optional key ptxas: the CUDA release of the ptxas that assembled the
+  /// cubins ("13.0"), "none" without cubins, "unknown" (or absent) when not
+  /// known.
+  std::string ptxasRelease = "unknown";
+  std::vector<BundleIndexEntry> kernels;
+
+  const BundleIndexEntry *find(const std::string &entry) const;
+};
+
+/// Parses index.txt's text (same line rules as a .meta; `kernel=` repeats).
+/// Refuses, with how to regenerate the bundle, an index of another format
+/// (an older compiler's plain list of entries), heuristics version or kernel
+/// ABI. Errors (ErrorCode::BadKernelBundle) name the file and the line.
+Status parseBundleIndex(const std::string &text, const std::string &fileName,
+                        BundleIndex &index);
+
+/// Reads and parses `<dir>/index.txt`, then checks that the bundle is
+/// complete: every kernel it lists has its .meta and .ptx, and its .cubin
+/// where it lists a checksum for one. A missing index is
+/// ErrorCode::KernelNotFound (dgemm-translate writes it last, so a bundle
+/// without one is half-written, or there is none); a listed file that is
+/// missing is ErrorCode::BadKernelBundle.
+Status loadBundleIndex(const std::string &dir, BundleIndex &index);
+
+/// Reads `<dir>/<entry><ext>` into `contents` and checks it against the
+/// index's checksum; a mismatch is ErrorCode::BadKernelBundle.
+Status readIndexedFile(const std::string &dir, const std::string &entry,
+                       const std::string &ext, uint64_t checksum,
+                       std::string &contents);
+
+/// loadBundleIndex, then every listed file's checksum (reads the whole
+/// bundle; a kernel load checks only its own files).
+Status checkKernelBundle(const std::string &dir, BundleIndex &index);
+
+/// Writes `<dir>/index.txt` for a bundle assembled by hand (tests): every
+/// `<entry>.meta` in `dir` with its `.ptx` and, if present, `.cubin`, the
+/// PTX ISA read from the first `.ptx` (`.version`), this runtime's versions
+/// and git_commit=hand-made.
+Status writeBundleIndex(const std::string &dir);
+
+/// The CUDA driver version (1000 * major + 10 * minor) that can JIT-compile
+/// PTX of ISA `ptxIsa` ("8.6" -> 12070), from the PTX ISA release history;
+/// 0 for a version this runtime does not know.
+int driverVersionForPtxIsa(const std::string &ptxIsa);
+
+/// Refuses (ErrorCode::NoDriver) to load a cubin assembled by the ptxas of
+/// CUDA `ptxasRelease` ("13.0") where the driver (`driverVersion`, e.g.
+/// 12090) is of an older major version: cubins are compatible within a major
+/// version only. Unknown versions pass.
+Status checkDriverCanLoadCubin(int driverVersion,
+                               const std::string &ptxasRelease,
+                               const std::string &path);
+
+/// The ".version" of a PTX text ("8.6"), or "" if it has none.
+std::string ptxIsaOf(const std::string &ptx);
+
+/// The command that regenerates the bundle in `dir` (for messages).
+std::string regenerateCommand(const std::string &dir);
 
 } // namespace runtime
 } // namespace dgemm

@@ -24,7 +24,10 @@ struct LoadedKernel {
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   KernelMeta meta;
+  /// The file the module was loaded from: `<entry>.cubin` where the bundle
+  /// has one, else `<entry>.ptx` (JIT-compiled by the driver).
   std::string ptxPath;
+  bool fromCubin = false;
   /// The JIT's info log, verbose (may be empty, e.g. when the driver's JIT
   /// cache served the module).
   std::string jitInfoLog;
@@ -41,9 +44,13 @@ struct LoadedKernel {
 void parseSpillBytes(const std::string &log, int &storeBytes, int &loadBytes);
 
 /// Returns the kernel for `config` from the bundle in `dir`, loading it into
-/// `context` (which must be current) on first use. Cached per (context,
-/// <dir>/<entry>.ptx); the pointer stays valid for the process's life.
-/// Thread-safe: concurrent first uses load once.
+/// `context` (which must be current) on first use. Loading checks the
+/// bundle's index.txt first (loadBundleIndex: the bundle is complete, the
+/// kernel is listed, its files match their checksums), then loads the cubin
+/// if the index lists one, else JIT-compiles the PTX (refused with
+/// ErrorCode::NoDriver when the driver is older than the PTX ISA needs). Cached
+/// per (context, <dir>/<entry>.ptx); the pointer stays valid for the process's
+/// life. Thread-safe: concurrent first uses load once.
 Status getKernel(const DriverApi &api, CUcontext context,
                  const DeviceInfo &device, const std::string &dir,
                  const heuristics::KernelConfig &config,

@@ -132,6 +132,21 @@ dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
  * DGEMM_ERROR_INVALID_ARGUMENT for any other value of allow. */
 DGEMM_RUNTIME_EXPORT int dgemm_set_allow_unsafe_kernels(int32_t allow);
 
+/* Checks a kernel bundle as a kernel load does, for every kernel at once:
+ * index.txt is there and of this runtime's format, heuristics version and
+ * kernel ABI; every file it lists exists and matches its checksum. dir NULL
+ * or "" checks the directory calls would use ($DGEMM_KERNEL_DIR, then
+ * dgemm_set_kernel_dir's, then the built-in default). Writes that directory
+ * to resolved (NUL-terminated, truncated to resolved_len; may be NULL) and
+ * the number of kernels to *kernels (may be NULL), and the number with a
+ * cubin to *cubins (may be NULL). Returns 0, DGEMM_ERROR_KERNEL_NOT_FOUND (no
+ * directory, no index.txt) or DGEMM_ERROR_BAD_KERNEL_BUNDLE with a message
+ * in err. Needs no GPU. */
+DGEMM_RUNTIME_EXPORT int
+dgemm_check_kernel_bundle(const char *dir, char *resolved,
+                          uint64_t resolved_len, int32_t *kernels,
+                          int32_t *cubins, char *err, uint64_t err_len);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
