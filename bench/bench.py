@@ -293,13 +293,16 @@ class _Target(ctypes.Structure):
 
 
 class _Config(ctypes.Structure):
-    # heuristics::KernelConfig, field by field (epilogue: heuristics::Epilogue, an int;
-    # unsafe: a set of heuristics::Unsafe bits).
+    # heuristics::KernelConfig, field by field (kind: heuristics::Kind and epilogue:
+    # heuristics::Epilogue, ints; unsafe: a set of heuristics::Unsafe bits).
     _fields_ = [(f, ctypes.c_int) for f in (
-        "blockM", "blockN", "blockK", "stages", "descSlots", "mathWarpgroups",
+        "kind", "blockM", "blockN", "blockK", "stages", "descSlots", "mathWarpgroups",
         "clusterM", "clusterN", "swizzleA", "swizzleB", "numSMs", "epilogue",
         "redMaxBlocks", "quadB")] + [("unsafe", ctypes.c_uint)]
 
+
+# heuristics::Kind of the k-grouped kernel (the only kind this benchmark runs).
+_KIND_K_GROUPED = 3
 
 # heuristics::Epilogue values.
 _EPILOGUE_REDUCTION, _EPILOGUE_IN_PLACE, _EPILOGUE_PARKED = 1, 2, 3
@@ -364,7 +367,7 @@ class ConfigOracle:
         c = self.fn(m, n, len(ks), arr, ctypes.byref(self.target), in_place)
         if c.blockM == 0:  # the runtime's sign of a failed choice
             return "n/a (the runtime refused the DGEMM_* overrides)"
-        plausible = (c.blockM in (64, 128, 192) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
+        plausible = (c.kind == _KIND_K_GROUPED and c.blockM in (64, 128, 192) and c.blockK == BLOCK_K and 8 <= c.blockN <= 256
                      and c.blockN % 8 == 0 and 1 <= c.stages <= 64 and 1 <= c.descSlots <= 64
                      and 1 <= c.clusterM <= 8 and 1 <= c.clusterN <= 8
                      and 0 <= c.redMaxBlocks <= 1 << 20 and 0 <= c.epilogue <= 3

@@ -38,6 +38,21 @@ class StubCall(ctypes.Structure):
     ]
 
 
+class StubMCall(ctypes.Structure):
+    """Mirror of ``struct StubMCall`` in stub_runtime.c."""
+
+    _fields_ = [
+        ("ptrs", ctypes.c_void_p * 6),
+        ("m_sum", ctypes.c_int64),
+        ("n", ctypes.c_int64),
+        ("k", ctypes.c_int64),
+        ("num_groups", ctypes.c_int32),
+        ("stream", ctypes.c_void_p),
+        ("err_len", ctypes.c_uint64),
+        ("calls", ctypes.c_int64),
+    ]
+
+
 class Stub:
     """The stub library, opened a second time to read what the binding passed."""
 
@@ -45,11 +60,15 @@ class Stub:
         self.path = path
         self.lib = ctypes.CDLL(str(path))
         self.lib.stub_last_call.restype = ctypes.POINTER(StubCall)
+        self.lib.stub_last_m_call.restype = ctypes.POINTER(StubMCall)
         self.lib.stub_kernel_dir.restype = ctypes.c_char_p
         self.lib.stub_set_fail.argtypes = [ctypes.c_int]
 
     def last_call(self) -> StubCall:
         return self.lib.stub_last_call().contents
+
+    def last_m_call(self) -> StubMCall:
+        return self.lib.stub_last_m_call().contents
 
     def kernel_dir(self) -> str:
         return self.lib.stub_kernel_dir().decode()

@@ -54,6 +54,41 @@ int dgemm_k_grouped_fp8_gemm_nt_contiguous(
   return 0;
 }
 
+struct StubMCall {
+  const void *ptrs[6]; /* a, sfa, b, sfb, d, grouped_layout */
+  int64_t m_sum, n, k;
+  int32_t num_groups;
+  void *stream;
+  uint64_t err_len;
+  int64_t calls;
+};
+
+static struct StubMCall last_m;
+
+int dgemm_m_grouped_fp8_gemm_nt_contiguous(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
+    int32_t num_groups, void *stream, char *err, uint64_t err_len) {
+  last_m.ptrs[0] = a;
+  last_m.ptrs[1] = sfa;
+  last_m.ptrs[2] = b;
+  last_m.ptrs[3] = sfb;
+  last_m.ptrs[4] = d;
+  last_m.ptrs[5] = grouped_layout;
+  last_m.m_sum = m_sum;
+  last_m.n = n;
+  last_m.k = k;
+  last_m.num_groups = num_groups;
+  last_m.stream = stream;
+  last_m.err_len = err_len;
+  last_m.calls += 1;
+  if (fail_code != 0) {
+    snprintf(err, err_len, "stub failure %d", fail_code);
+    return fail_code;
+  }
+  return 0;
+}
+
 /* A value the tests can predict from the arguments. */
 uint64_t dgemm_k_grouped_workspace_bytes(int64_t m, int64_t n,
                                          int32_t num_groups,
@@ -124,5 +159,6 @@ int dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
 }
 
 const struct StubCall *stub_last_call(void) { return &last; }
+const struct StubMCall *stub_last_m_call(void) { return &last_m; }
 const char *stub_kernel_dir(void) { return kernel_dir; }
 void stub_set_fail(int code) { fail_code = code; }

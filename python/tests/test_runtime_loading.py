@@ -136,6 +136,26 @@ def test_launch_passes_null_for_zero_pointers(stub):
     assert call.workspace is None and call.stream is None
 
 
+def test_m_grouped_launch_passes_every_argument_with_its_c_type(stub):
+    big = 1 << 40
+    _runtime.m_grouped_launch(
+        a=big + 0x100, sfa=big + 0x200, b=big + 0x300, sfb=big + 0x400, d=big + 0x500,
+        grouped_layout=big + 0x600, m_sum=3 * 2**31, n=4096, k=7168, num_groups=8,
+        stream=big + 0x700)
+    call = stub.last_m_call()
+    assert list(call.ptrs) == [big + 0x100, big + 0x200, big + 0x300, big + 0x400,
+                               big + 0x500, big + 0x600]
+    assert (call.m_sum, call.n, call.k, call.num_groups) == (3 * 2**31, 4096, 7168, 8)
+    assert call.stream == big + 0x700 and call.err_len == _runtime._ERR_LEN
+
+
+def test_m_grouped_launch_failure_names_the_code(stub):
+    stub.set_fail(1)
+    with pytest.raises(ValueError, match=r"dgemm runtime: InvalidArgument: stub failure 1"):
+        _runtime.m_grouped_launch(1, 2, 3, 4, 5, 6, 128, 128, 128, 1, 0)
+    stub.set_fail(0)
+
+
 def test_invalid_argument_from_the_runtime_is_a_value_error(stub):
     stub.set_fail(1)
     with pytest.raises(ValueError, match=r"dgemm runtime: InvalidArgument: stub failure 1"):
