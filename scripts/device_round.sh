@@ -19,7 +19,8 @@
 # (build dir, default /tmp/rt), DGEMM_GTEST_SOURCE_DIR (GoogleTest sources if
 # none is installed, which the GPU machine has; default build-deps/googletest),
 # DGEMM_DETERMINISM_ITERS (default 10000), DGEMM_BENCH (default
-# bench/bench.py), STEP_TIMEOUT (seconds per step, default 300).
+# bench/bench.py), STEP_TIMEOUT (seconds per step, default 300),
+# DGEMM_SANITIZERS (0 skips the compute-sanitizer steps, default 1).
 #
 # Runs every step even after a failure; exits nonzero if any failed (a
 # skipped test is not a failure). Writes at
@@ -120,7 +121,9 @@ if [ -x "$GPU_TESTS" ]; then
     "$GPU_TESTS" --gtest_filter='-*Determinism*'
   run gpu-determinism "$OUT/determinism.log" env "${bundle_env[@]}" \
     "$GPU_TESTS" --gtest_filter='*Determinism*'
-  if command -v compute-sanitizer >/dev/null; then
+  if [ "${DGEMM_SANITIZERS:-1}" = 0 ]; then
+    skip sanitizers "DGEMM_SANITIZERS=0"
+  elif command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck synccheck; do
       run "sanitizer-$tool" "$OUT/sanitizer.log" env "${bundle_env[@]}" \
         compute-sanitizer --tool "$tool" --error-exitcode 1 \
@@ -166,7 +169,7 @@ if [ -n "$BUNDLE" ] && ls "$BUNDLE"/dgemm_mgrouped_* >/dev/null 2>&1 &&
           DGEMM_KERNEL_DIR="$BUNDLE")
   run m-grouped "$OUT/pytest.log" env "${mg_env[@]}" \
     python3 bench/check_m_grouped.py --repeats "${DGEMM_MGROUPED_REPEATS:-5}"
-  if command -v compute-sanitizer >/dev/null; then
+  if [ "${DGEMM_SANITIZERS:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck synccheck; do
       run "mg-sanitizer-$tool" "$OUT/pytest.log" env "${mg_env[@]}" \
         compute-sanitizer --tool "$tool" --error-exitcode 1 \
