@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job: builds dgemm, lowers examples/seed_wgrad.mlir stage by stage
-# and writes its sm_90a PTX (plus the kernel bundle the runtime loads), then
-# assembles the kernels with ptxas and prints their resource use.
+# The main job: builds dgemm, lowers examples/seed_wgrad.mlir (or the file
+# given) stage by stage and writes its sm_90a PTX, then writes the kernel
+# bundle the runtime loads (every candidate kernel of every kind in
+# examples/kernels.mlir), assembles its kernels with ptxas and prints their
+# resource use.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DGEMM_BUILD_DIR:-$root/build}
@@ -22,13 +24,18 @@ echo "== 3. with derived synchronization (checked by dgemm-verify-sync): $out/3-
 grep -E "dgemm\.(wait|arrive|mma\.wait|desc\.)" "$out/3-synced.mlir" | sed 's/^ */   /'
 echo "== 4. NVVM + LLVM dialect: $out/4-llvm.mlir"
 "$opt" "$example" --dgemm-to-llvm > "$out/4-llvm.mlir"
-echo "== 5. PTX: $out/seed_wgrad.ptx, kernel bundle: $out/bundle"
-"$build/bin/dgemm-translate" --dgemm-to-ptx "$example" -o "$out/seed_wgrad.ptx" \
-  --bundle-dir="$out/bundle" --bundle-all-candidates
-grep -cE "wgmma.mma_async|cp.async.bulk.tensor|tensormap.replace|fence.proxy.tensormap" "$out/seed_wgrad.ptx" \
+ptx="$out/$(basename "$example" .mlir).ptx"
+echo "== 5. PTX: $ptx"
+"$build/bin/dgemm-translate" --dgemm-to-ptx "$example" -o "$ptx"
+grep -cE "wgmma.mma_async|cp.async.bulk.tensor|tensormap.replace|fence.proxy.tensormap" "$ptx" \
   | xargs echo "   async/tensormap instructions in the PTX:"
+echo "== 6. the kernel bundle of examples/kernels.mlir (every candidate of every kind): $out/bundle"
+rm -rf "$out/bundle"
+"$build/bin/dgemm-translate" --dgemm-to-ptx "$root/examples/kernels.mlir" -o /dev/null \
+  --bundle-dir="$out/bundle"
+grep -c '^kernel=' "$out/bundle/index.txt" | xargs echo "   kernels in the bundle:"
 ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 if [[ -x "$ptxas" ]]; then
-  echo "== 6. ptxas -arch=sm_90a on every kernel of the bundle"
+  echo "== 7. ptxas -arch=sm_90a on every kernel of the bundle"
   python3 "$root/test/Target/PTX/Inputs/assemble.py" "$ptxas" "$out/bundle"
 fi
