@@ -21,6 +21,11 @@ directly, and through the ctypes launch alone (``dgemm._runtime.launch``, no che
 no op dispatch) with a workspace allocated once: the differences are the wrapper's and the
 op's overheads.
 
+``--m-grouped`` adds the first call of ``m_grouped_fp8_gemm_nt_contiguous`` (4 experts of 512
+rows, N 4096, K 7168) in fresh processes, dgemm's and, where ``deep_gemm`` imports, DeepGEMM's on
+the same operands, each DeepGEMM process with an empty JIT cache (``DG_JIT_CACHE_DIR`` set to a
+new directory), so its first call includes the NVCC compilation a new user waits for.
+
 The bundle is ``--bundle`` (passed as ``DGEMM_KERNEL_DIR``), else whatever the package uses.
 To compare cubins with PTX JIT, run it on a bundle and on a copy written with ``--ptxas=none``.
 """
@@ -56,6 +61,57 @@ info = dgemm.check_kernel_bundle()
 print(json.dumps({"import": (t1 - t0) * 1e3, "first": times[0] * 1e3, "second": times[1] * 1e3,
                   "bundle": info["dir"], "cubins": info["cubins"], "kernels": info["kernels"]}))
 """
+
+_CHILD_M_GROUPED = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import torch
+lib = sys.argv[1]
+if lib == "dgemm":
+    import dgemm as mod
+else:
+    import deep_gemm as mod
+    import dgemm
+torch.cuda.init()
+torch.empty(1, device="cuda")
+t1 = time.perf_counter()
+import dgemm
+g, rows, n, k = 4, 512, 4096, 7168
+layout = torch.arange(g, device="cuda", dtype=torch.int32).repeat_interleave(rows)
+a = dgemm.per_token_cast_to_fp8(torch.randn(g * rows, k, device="cuda", dtype=torch.bfloat16))
+w = torch.randn(g, n, k, device="cuda", dtype=torch.bfloat16)
+w8, sfb = zip(*map(dgemm.per_block_cast_to_fp8, w))
+b = (torch.stack(w8), torch.stack(sfb))
+if lib == "dgemm":
+    a = (a[0], dgemm.get_mn_major_tma_aligned_tensor(a[1]))
+d = torch.empty(g * rows, n, device="cuda", dtype=torch.bfloat16)
+torch.cuda.synchronize()
+kw = {} if lib == "dgemm" else {"disable_ue8m0_cast": True}
+times = []
+for _ in range(2):
+    s = time.perf_counter()
+    mod.m_grouped_fp8_gemm_nt_contiguous(a, b, d, layout, **kw)
+    torch.cuda.synchronize()
+    times.append(time.perf_counter() - s)
+print(json.dumps({"import": (t1 - t0) * 1e3, "first": times[0] * 1e3, "second": times[1] * 1e3}))
+"""
+
+
+def first_m_grouped(env, processes):
+    import tempfile
+    for lib in ("dgemm", "deep_gemm"):
+        for i in range(processes):
+            e = dict(env)
+            if lib == "deep_gemm":
+                e["DG_JIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="dg-jit-")
+            out = subprocess.run([sys.executable, "-c", _CHILD_M_GROUPED, lib], env=e,
+                                 capture_output=True, text=True, timeout=600)
+            if out.returncode != 0:
+                print(f"m-grouped first call, {lib}: failed\n{out.stderr[-2000:]}")
+                break
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"m-grouped, {lib}, process {i}: import {r['import']:.0f} ms, first call "
+                  f"{r['first']:.1f} ms, second {r['second']:.2f} ms")
 
 
 def per_call(calls):
@@ -103,6 +159,8 @@ def main():
     p.add_argument("--bundle", help="kernel bundle (DGEMM_KERNEL_DIR)")
     p.add_argument("--processes", type=int, default=3, help="fresh processes for the first call")
     p.add_argument("--calls", type=int, default=2000, help="calls per variant for the overhead")
+    p.add_argument("--m-grouped", action="store_true",
+                   help="also the m-grouped first call, dgemm's and DeepGEMM's")
     args = p.parse_args()
     env = dict(os.environ)
     if args.bundle:
@@ -118,6 +176,8 @@ def main():
         print(f"process {i}: import {r['import']:.0f} ms, first call {r['first']:.1f} ms, "
               f"second {r['second']:.2f} ms ({r['kernels']} kernels, {r['cubins']} cubins in "
               f"{r['bundle']})")
+    if args.m_grouped:
+        first_m_grouped(env, args.processes)
     if args.bundle:
         os.environ["DGEMM_KERNEL_DIR"] = args.bundle
     o = per_call(args.calls)
