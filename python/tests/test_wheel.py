@@ -144,3 +144,43 @@ def test_installed_package_registers_the_torch_op(installed):
                          capture_output=True, text=True, env=installed["env"],
                          cwd=installed["work"], timeout=300)
     assert out.stdout.strip() == "OpOverloadPacket"
+
+
+_SEED_PROBE = r"""
+import json, torch, dgemm
+from dgemm.testing import calc_diff
+ks, m, n = [256, 128, 128, 256], 2048, 2048
+g = torch.Generator(device="cuda").manual_seed(0)
+x_a = torch.randn(sum(ks), m, device="cuda", dtype=torch.bfloat16, generator=g)
+x_b = torch.randn(sum(ks), n, device="cuda", dtype=torch.bfloat16, generator=g)
+a, b = dgemm.make_k_grouped_operand(x_a, ks), dgemm.make_k_grouped_operand(x_b, ks)
+kt = torch.tensor(ks, dtype=torch.int32, device="cuda")
+d = torch.full((len(ks), m, n), float("nan"), device="cuda")
+dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, kt)
+first = d.clone()
+ref = dgemm.k_grouped_reference(a, b, ks)
+same = 0
+for _ in range(50):
+    d.fill_(float("nan"))
+    dgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, kt)
+    same += bool(torch.equal(d, first))
+print(json.dumps({"diff": calc_diff(first, ref), "bitwise_equal_repeats": same,
+                  "library": str(dgemm._runtime.loaded_path())}))
+"""
+
+
+@pytest.mark.gpu
+def test_installed_package_runs_the_seed_case_on_the_gpu(installed):
+    # The issue's check on the GPU machine: the wheel, installed into a fresh environment with
+    # no DGEMM_* variable, runs the bug report's shape correct and bitwise repeatable.
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device (torch.cuda.is_available() is False)")
+    out = subprocess.run([str(installed["python"]), "-c", _SEED_PROBE], check=True,
+                         capture_output=True, text=True, env=installed["env"],
+                         cwd=installed["work"], timeout=600)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"wheel seed case: {r}")
+    assert r["library"].startswith(str(installed["work"] / "venv")), r
+    assert r["diff"] < 1e-3, r
+    assert r["bitwise_equal_repeats"] == 50, r
