@@ -20,7 +20,13 @@
 # none is installed, which the GPU machine has; default build-deps/googletest),
 # DGEMM_DETERMINISM_ITERS (default 10000), DGEMM_BENCH (default
 # bench/bench.py), STEP_TIMEOUT (seconds per step, default 300),
-# DGEMM_SANITIZERS (0 skips the compute-sanitizer steps, default 1).
+# DGEMM_SANITIZERS (0 skips the compute-sanitizer steps, default 1),
+# DGEMM_INSTALL_DEEPGEMM (1: install DeepGEMM 2.8.2 from build-deps/ in the
+# background while the round runs, scripts/install_deepgemm.sh),
+# DGEMM_FIRST_CALL (1: bench/first_call.py --m-grouped at the end, cold, with
+# DeepGEMM's first call beside dgemm's where it installed). Their output goes
+# to bench.log. DGEMM_WHEEL and DGEMM_BUNDLE_DIR reach the Python tests
+# (python/tests/test_wheel.py installs and runs that wheel).
 #
 # Runs every step even after a failure; exits nonzero if any failed (a
 # skipped test is not a failure). Writes at
@@ -87,6 +93,13 @@ skip() { # skip NAME WHY
   STEP_NAMES+=("$1"); STEP_STATUS+=(SKIP); STEP_SECONDS+=(0)
   STEP_NOTES+=("$2")
 }
+
+DG_PID=
+if [ "${DGEMM_INSTALL_DEEPGEMM:-0}" = 1 ]; then
+  ( bash scripts/install_deepgemm.sh; echo "install_deepgemm.sh: exit $?" ) \
+    >>"$OUT/bench.log" 2>&1 &
+  DG_PID=$!
+fi
 
 # --- 1. Build --------------------------------------------------------------
 BUILD_LOG="$OUT/build.log"
@@ -178,6 +191,15 @@ if [ -n "$BUNDLE" ] && ls "$BUNDLE"/dgemm_mgrouped_* >/dev/null 2>&1 &&
   fi
 else
   skip m-grouped "no m-grouped kernels in the bundle, or no torch"
+fi
+
+# --- 2d. Cold first call ---------------------------------------------------
+if [ "${DGEMM_FIRST_CALL:-0}" = 1 ] && [ -n "$BUNDLE" ]; then
+  [ -z "$DG_PID" ] || wait "$DG_PID"
+  run first-call "$OUT/bench.log" env PYTHONPATH=python CUDA_CACHE_DISABLE=1 \
+    DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
+    python3 bench/first_call.py --bundle "$BUNDLE" --m-grouped \
+    --processes "${DGEMM_FIRST_CALL_PROCESSES:-2}" --calls 500
 fi
 
 # --- 3. Benchmark ----------------------------------------------------------
