@@ -176,10 +176,10 @@ fi
 # Its Python checks (bench/check_m_grouped.py: reference, poisoned padding
 # rows, bitwise repeats), then the small cases under each sanitizer; output
 # goes to pytest.log.
+mg_env=(PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so"
+        DGEMM_KERNEL_DIR="$BUNDLE")
 if [ -n "$BUNDLE" ] && ls "$BUNDLE"/dgemm_mgrouped_* >/dev/null 2>&1 &&
    python3 -c 'import torch' 2>/dev/null; then
-  mg_env=(PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so"
-          DGEMM_KERNEL_DIR="$BUNDLE")
   run m-grouped "$OUT/pytest.log" env "${mg_env[@]}" \
     python3 bench/check_m_grouped.py --repeats "${DGEMM_MGROUPED_REPEATS:-5}"
   if [ "${DGEMM_SANITIZERS:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
@@ -191,6 +191,23 @@ if [ -n "$BUNDLE" ] && ls "$BUNDLE"/dgemm_mgrouped_* >/dev/null 2>&1 &&
   fi
 else
   skip m-grouped "no m-grouped kernels in the bundle, or no torch"
+fi
+# The masked and normal 1D2D kernels and the 1D1D normal GEMM
+# (bench/check_kinds.py), then its small cases under memcheck and racecheck.
+if [ -n "$BUNDLE" ] && [ -f bench/check_kinds.py ] &&
+   ls "$BUNDLE"/dgemm_*masked* >/dev/null 2>&1 &&
+   python3 -c 'import torch' 2>/dev/null; then
+  run kinds "$OUT/pytest.log" env "${mg_env[@]}" \
+    python3 bench/check_kinds.py --repeats "${DGEMM_MGROUPED_REPEATS:-5}"
+  if [ "${DGEMM_SANITIZERS:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck; do
+      run "kinds-sanitizer-$tool" "$OUT/pytest.log" env "${mg_env[@]}" \
+        compute-sanitizer --tool "$tool" --error-exitcode 1 \
+        python3 bench/check_kinds.py --small --repeats 1
+    done
+  fi
+else
+  skip kinds "no masked kernels in the bundle, no bench/check_kinds.py, or no torch"
 fi
 
 # --- 2d. Cold first call ---------------------------------------------------
