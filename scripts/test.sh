@@ -14,6 +14,14 @@ status=0
 echo "== ctest (lit + GoogleTest)"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" || status=1
 
+# The mutation suite's and the fuzz run's counts (lit keeps passing tests' output to itself).
+for f in "$build"/test/Mutation/Output/verify-sync-mutants.test.tmp.* \
+         "$build"/test/Fuzz/Output/fuzz-opt.test.tmp/summary; do
+  [ -f "$f" ] || continue
+  grep -E "mutants made|candidate kernels|inputs run|SURVIVED|CRASH" "$f" |
+    sed "s|^|   ${f#"$build"/test/}: |" || true
+done
+
 echo "== pytest (python/)"
 export DGEMM_RUNTIME_LIB=${DGEMM_RUNTIME_LIB:-$(find "$build" -name 'libdgemm_runtime.so' | head -n 1)}
 (cd "$root" && PYTHONPATH=python ${PYTHON:-python3} -m pytest -q python) || status=1
