@@ -113,6 +113,15 @@ Status dgemm::runtime::checkMGroupedArguments(const MGroupedArgs &args) {
   if (Status s = checkRowMapping(args); !s.ok())
     return s;
   RowShape shape = rowShapeOf(args);
+  // The kernel counts its tiles in 32 bits; the smallest tile (64 x 16)
+  // bounds every configuration's count. (No overflow: for masked G * M_max
+  // is below 2^31, for the others the groups are one.)
+  int64_t mostTiles =
+      shape.tileGroups * ceilDiv(args.mSum, 64) * ceilDiv(args.n, 16);
+  if (mostTiles > heuristics::kMaxProblemExtent)
+    return invalid("arguments: the tile count (up to " +
+                   std::to_string(mostTiles) +
+                   " tiles of 64 x 16) must be <= 2^31 - 1; split the call");
   struct Pointer {
     const char *name;
     const void *p;

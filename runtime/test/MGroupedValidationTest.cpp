@@ -117,6 +117,13 @@ TEST(MGroupedValidationTest, MaskedOverlapCountsEveryGroup) {
   EXPECT_TRUE(checkMGroupedArguments(args).ok()) << message(args);
 }
 
+TEST(MGroupedValidationTest, TileCountFits32Bits) {
+  MGroupedArgs args = valid(Kind::Normal);
+  args.mSum = 1 << 26;
+  args.n = 1 << 24;
+  EXPECT_THAT(message(args), HasSubstr("the tile count"));
+}
+
 TEST(MGroupedValidationTest, NormalNeedsOneGroup) {
   MGroupedArgs args = valid(Kind::Normal);
   args.numGroups = 2;
