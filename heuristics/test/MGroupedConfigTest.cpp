@@ -25,18 +25,21 @@ TEST(MGroupedConfigTest, EntryNamesSayTheKind) {
             "dgemm_mgrouped_masked_fp8_1d2d_bm128_bn64_s8");
   KernelConfig normal = makeMGroupedConfig(64, 32, t, Kind::Normal);
   normal.unsafe = unsigned(Unsafe::SkipProxyFence);
-  EXPECT_EQ(normal.entryName(), "dgemm_normal_fp8_1d2d_bm64_bn32_s8_unsafe_nofence");
+  EXPECT_EQ(normal.entryName(),
+            "dgemm_normal_fp8_1d2d_bm64_bn32_s8_unsafe_nofence");
 }
 
 TEST(MGroupedConfigTest, EveryOneDTwoDKindIsChecked) {
   Target t = h100();
-  for (Kind kind : {Kind::MGroupedContiguous, Kind::MGroupedMasked, Kind::Normal}) {
+  for (Kind kind :
+       {Kind::MGroupedContiguous, Kind::MGroupedMasked, Kind::Normal}) {
     EXPECT_TRUE(isOneDTwoDKind(kind));
     KernelConfig c = makeMGroupedConfig(128, 128, t, kind);
     EXPECT_EQ(checkConfig(c, t), "") << kindName(kind);
     c.descSlots = 2;
-    EXPECT_NE(checkConfig(c, t).find("desc_slots must be 0 for the 1D2D kernels"),
-              std::string::npos)
+    EXPECT_NE(
+        checkConfig(c, t).find("desc_slots must be 0 for the 1D2D kernels"),
+        std::string::npos)
         << checkConfig(c, t);
   }
   EXPECT_FALSE(isOneDTwoDKind(Kind::KGroupedContiguous));
@@ -67,7 +70,8 @@ TEST(MGroupedConfigTest, MaskedCountsEveryGroupsTiles) {
 TEST(MGroupedConfigTest, CandidatesPerKindAreDistinct) {
   Target t = h100();
   std::set<std::string> names;
-  for (Kind kind : {Kind::MGroupedContiguous, Kind::MGroupedMasked, Kind::Normal}) {
+  for (Kind kind :
+       {Kind::MGroupedContiguous, Kind::MGroupedMasked, Kind::Normal}) {
     std::vector<KernelConfig> cs = candidateMGroupedConfigs(t, kind);
     EXPECT_EQ(cs.size(), 8u) << kindName(kind);
     for (const KernelConfig &c : cs) {

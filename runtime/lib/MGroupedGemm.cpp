@@ -46,13 +46,17 @@ RowShape rowShapeOf(const MGroupedArgs &args) {
   switch (args.kind) {
   case Kind::MGroupedMasked:
     // G blocks of M_max rows; masked_m holds one count per group.
-    return {args.numGroups * args.mSum, args.numGroups, args.numGroups,
-            "masked_m", args.maskedM, args.numGroups * 4};
+    return {args.numGroups * args.mSum,
+            args.numGroups,
+            args.numGroups,
+            "masked_m",
+            args.maskedM,
+            args.numGroups * 4};
   case Kind::Normal:
     return {args.mSum, 1, 1, nullptr, nullptr, 0};
   default:
     // The grouped layout: one expert per row.
-    return {args.mSum, 1, 1, "grouped_layout", args.groupedLayout,
+    return {args.mSum,    1, 1, "grouped_layout", args.groupedLayout,
             args.mSum * 4};
   }
 }
@@ -127,9 +131,10 @@ Status dgemm::runtime::checkMGroupedArguments(const MGroupedArgs &args) {
     const void *p;
     uintptr_t align;
   };
-  const Pointer pointers[] = {{"a", args.a, 16},   {"sfa", args.sfa, 16},
-                              {"b", args.b, 16},   {"sfb", args.sfb, 4},
-                              {"d", args.d, 16},   {shape.arrayName, shape.array, 4}};
+  const Pointer pointers[] = {
+      {"a", args.a, 16}, {"sfa", args.sfa, 16},
+      {"b", args.b, 16}, {"sfb", args.sfb, 4},
+      {"d", args.d, 16}, {shape.arrayName, shape.array, 4}};
   for (const Pointer &p : pointers) {
     if (!p.name)
       continue;

@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <string>
 
-using ::testing::HasSubstr;
 using dgemm::heuristics::Kind;
 using dgemm::runtime::checkMGroupedArguments;
 using dgemm::runtime::MGroupedArgs;
+using ::testing::HasSubstr;
 
 namespace {
 
@@ -57,8 +57,7 @@ TEST(MGroupedValidationTest, AcceptsValidCallOfEveryKind) {
   for (Kind kind :
        {Kind::MGroupedContiguous, Kind::MGroupedMasked, Kind::Normal})
     EXPECT_TRUE(checkMGroupedArguments(valid(kind)).ok())
-        << dgemm::heuristics::kindName(kind) << ": "
-        << message(valid(kind));
+        << dgemm::heuristics::kindName(kind) << ": " << message(valid(kind));
 }
 
 TEST(MGroupedValidationTest, RefusesKGroupedKind) {
@@ -141,7 +140,8 @@ TEST(MGroupedValidationTest, NormalRaggedMIsAccepted) {
   for (int64_t m : {1, 127, 4097}) {
     MGroupedArgs args = valid(Kind::Normal);
     args.mSum = m;
-    EXPECT_TRUE(checkMGroupedArguments(args).ok()) << m << ": " << message(args);
+    EXPECT_TRUE(checkMGroupedArguments(args).ok())
+        << m << ": " << message(args);
   }
 }
 
@@ -150,10 +150,12 @@ TEST(MGroupedValidationTest, SharedRulesNameTheArgument) {
        {Kind::MGroupedContiguous, Kind::MGroupedMasked, Kind::Normal}) {
     MGroupedArgs args = valid(kind);
     args.k = 7000;
-    EXPECT_THAT(message(args), HasSubstr("argument 'k' must be a multiple of 128"));
+    EXPECT_THAT(message(args),
+                HasSubstr("argument 'k' must be a multiple of 128"));
     args = valid(kind);
     args.n = 4100;
-    EXPECT_THAT(message(args), HasSubstr("argument 'n' must be a multiple of 8"));
+    EXPECT_THAT(message(args),
+                HasSubstr("argument 'n' must be a multiple of 8"));
     args = valid(kind);
     args.sfa = fake((2ull << 30) + 4);
     EXPECT_THAT(message(args), HasSubstr("'sfa' must be 16-byte aligned"));
@@ -181,10 +183,9 @@ TEST(MGroupedValidationTest, MaskedCEntryRefusesBeforeTheDriver) {
 
 TEST(MGroupedValidationTest, NormalCEntryRefusesBeforeTheDriver) {
   char err[256] = "";
-  int rc = dgemm_fp8_gemm_nt(fake(1ull << 30), fake(2ull << 30),
-                             fake(3ull << 30), fake(4ull << 30),
-                             fake(1ull << 30), 128, 4096, 7168, nullptr, err,
-                             sizeof(err));
+  int rc = dgemm_fp8_gemm_nt(
+      fake(1ull << 30), fake(2ull << 30), fake(3ull << 30), fake(4ull << 30),
+      fake(1ull << 30), 128, 4096, 7168, nullptr, err, sizeof(err));
   EXPECT_EQ(rc, DGEMM_ERROR_INVALID_ARGUMENT);
   EXPECT_THAT(err, HasSubstr("argument 'd' must not overlap 'a'"));
   rc = dgemm_fp8_gemm_nt(fake(1ull << 30), fake(2ull << 30), fake(3ull << 30),

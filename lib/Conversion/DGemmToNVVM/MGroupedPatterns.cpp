@@ -124,12 +124,11 @@ struct StoreRowsLowering : KernelPattern<StoreRowsOp> {
     for (int i = 0; i < 2; ++i) {
       Value row = b.create<arith::AddIOp>(
           loc, m0, b.create<arith::AddIOp>(loc, f.rowInTile, c(8 * i)));
-      RowTarget target = op.getLimit()
-                             ? limitedRow(b, loc, op, row, m)
-                             : layoutRow(b, loc, op, row, m,
-                                         arg(KernelOp::PtrKs));
-      Value rowStart = b.create<arith::MulIOp>(loc, target.dRow,
-                                               ext64(b, loc, n));
+      RowTarget target =
+          op.getLimit() ? limitedRow(b, loc, op, row, m)
+                        : layoutRow(b, loc, op, row, m, arg(KernelOp::PtrKs));
+      Value rowStart =
+          b.create<arith::MulIOp>(loc, target.dRow, ext64(b, loc, n));
       for (int64_t j = 0; j < config.getBlockN() / 8; ++j) {
         Value col = b.create<arith::AddIOp>(loc, colBase, c(8 * j));
         Value ok = b.create<arith::AndIOp>(

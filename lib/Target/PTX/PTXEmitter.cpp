@@ -310,9 +310,8 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     OpBuilder b(single->getBodyRegion());
     // A description computed by the configuration's kind of kernel
     // (select-config gave every description a kernel of that kind).
-    GemmOp source = *llvm::find_if(gemms, [&](GemmOp g) {
-      return g.getKernelKind() == config.getKind();
-    });
+    GemmOp source = *llvm::find_if(
+        gemms, [&](GemmOp g) { return g.getKernelKind() == config.getKind(); });
     auto clone = cast<GemmOp>(b.clone(*source));
     clone.setConfigAttr(config);
     std::string ptx;

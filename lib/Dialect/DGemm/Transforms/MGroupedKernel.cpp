@@ -30,8 +30,8 @@ namespace {
 /// A tile of the schedule: its group (negative: nothing to compute), its m-
 /// and n-block, its number of 128-deep K blocks (0: nothing to load or
 /// compute), the row of A's map its first row is, the sfa map's K-block
-/// coordinate of its K block 0 (null: 0), and the bound on the rows it stores (null:
-/// the grouped layout says).
+/// coordinate of its K block 0 (null: 0), and the bound on the rows it stores
+/// (null: the grouped layout says).
 struct Tile {
   Value group, mBlock, nBlock, numKBlocks, aRow, sfaK0, rowLimit;
 };
@@ -69,8 +69,8 @@ public:
         e.cmp(arith::CmpIPredicate::slt, entry,
               kernel.getArg(KernelOp::NumGroups)));
     Value group = b.create<arith::SelectOp>(e.loc, valid, entry, e.i32(-1));
-    Value numKBlocks = b.create<arith::SelectOp>(e.loc, valid,
-                                                 kBlocksOf(e, kernel), e.i32(0));
+    Value numKBlocks =
+        b.create<arith::SelectOp>(e.loc, valid, kBlocksOf(e, kernel), e.i32(0));
     return {group, mb, Value(), numKBlocks, m0, Value(), Value()};
   }
 };
@@ -99,8 +99,13 @@ public:
     Value kBlocks = kBlocksOf(e, kernel);
     Value numKBlocks =
         b.create<arith::SelectOp>(e.loc, valid, kBlocks, e.i32(0));
-    return {g,           mb, Value(), numKBlocks, e.add(e.mul(g, mMax), m0),
-            e.mul(g, kBlocks), limit};
+    return {g,
+            mb,
+            Value(),
+            numKBlocks,
+            e.add(e.mul(g, mMax), m0),
+            e.mul(g, kBlocks),
+            limit};
   }
 };
 
@@ -111,8 +116,13 @@ public:
   Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value,
             Value mb) const override {
     Value m0 = e.mul(mb, e.i32(config.getBlockM()));
-    return {e.i32(0), mb,      Value(),
-            kBlocksOf(e, kernel), m0, Value(), kernel.getArg(KernelOp::DimM)};
+    return {e.i32(0),
+            mb,
+            Value(),
+            kBlocksOf(e, kernel),
+            m0,
+            Value(),
+            kernel.getArg(KernelOp::DimM)};
   }
 };
 
