@@ -612,13 +612,9 @@ int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
 
 std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                                            const Target &target) {
-  if (c.kind == Kind::MGroupedContiguous)
-    return checkMGroupedConfig(c, target);
   if (c.kind != Kind::KGroupedContiguous)
-    return violation("kind",
-                     "be k_grouped_contiguous (3) or m_grouped_contiguous (1): "
-                     "no kernel of this kind is built",
-                     int(c.kind));
+    return checkMGroupedConfig(c, target); // names a kind out of range
+
   if (c.blockM != 64 && c.blockM != 128 && c.blockM != 192)
     return violation(
         "block_m", "be 64, 128 or 192 (64 rows per math warpgroup)", c.blockM);

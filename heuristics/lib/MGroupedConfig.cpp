@@ -1,4 +1,4 @@
-//===- MGroupedConfig.cpp - M-grouped FP8 kernel configurations -----------===//
+//===- MGroupedConfig.cpp - FP8 1D2D kernel configurations ----------------===//
 
 #include "dgemm/Heuristics/MGroupedConfig.h"
 
@@ -21,6 +21,11 @@ constexpr int kCandidateBlockM[] = {128, 64};
 constexpr int kCandidateBlockN[] = {128, 64, 32, 16};
 } // namespace
 
+bool dgemm::heuristics::isOneDTwoDKind(Kind kind) {
+  return kind == Kind::MGroupedContiguous || kind == Kind::MGroupedMasked ||
+         kind == Kind::Normal;
+}
+
 std::string
 dgemm::heuristics::checkMGroupedProblem(const MGroupedProblem &p) {
   std::pair<const char *, int64_t> fields[] = {
@@ -37,9 +42,14 @@ dgemm::heuristics::checkMGroupedProblem(const MGroupedProblem &p) {
 
 std::string dgemm::heuristics::checkMGroupedConfig(const KernelConfig &c,
                                                    const Target &target) {
+  if (!isOneDTwoDKind(c.kind))
+    return violation("kind",
+                     "be m_grouped_contiguous (1), m_grouped_masked (2) or "
+                     "normal (0) for a 1D2D kernel",
+                     int(c.kind));
   if (c.blockM != 64 && c.blockM != 128)
     return violation("block_m",
-                     "be 64 or 128 for m_grouped_contiguous (a divisor of the "
+                     "be 64 or 128 for the 1D2D kernels (a divisor of the "
                      "128-row expert alignment, 64 rows per math warpgroup)",
                      c.blockM);
   if (c.mathWarpgroups != c.blockM / 64)
@@ -48,7 +58,7 @@ std::string dgemm::heuristics::checkMGroupedConfig(const KernelConfig &c,
                      c.mathWarpgroups);
   if (c.blockN < 16 || c.blockN % 16 != 0 || 128 % c.blockN != 0)
     return violation("block_n",
-                     "be 16, 32, 64 or 128 for m_grouped_contiguous (a tile's "
+                     "be 16, 32, 64 or 128 for the 1D2D kernels (a tile's "
                      "columns share one 128x128 B scale block)",
                      c.blockN);
   if (c.blockK != kBlockK)
@@ -58,12 +68,12 @@ std::string dgemm::heuristics::checkMGroupedConfig(const KernelConfig &c,
                      c.stages);
   if (c.descSlots != 0)
     return violation("desc_slots",
-                     "be 0 for m_grouped_contiguous (no descriptor is "
+                     "be 0 for the 1D2D kernels (no descriptor is "
                      "rewritten: A and B are kernel-parameter tensor maps)",
                      c.descSlots);
   if (c.clusterM != 1 || c.clusterN != 1)
     return violation(c.clusterM != 1 ? "cluster_m" : "cluster_n",
-                     "be 1 for m_grouped_contiguous (no multicast: a CTA "
+                     "be 1 for the 1D2D kernels (no multicast: a CTA "
                      "pair's m-blocks may belong to different experts)",
                      c.clusterM != 1 ? c.clusterM : c.clusterN);
   if (c.swizzleA != 128 || c.swizzleB != 128)
@@ -74,14 +84,14 @@ std::string dgemm::heuristics::checkMGroupedConfig(const KernelConfig &c,
     return violation("num_sms", "be >= 1", c.numSMs);
   if (c.epilogue != Epilogue::Register || c.redMaxBlocks != 0)
     return violation(c.redMaxBlocks != 0 ? "red_max_blocks" : "epilogue",
-                     "be register (0) for m_grouped_contiguous: d is BF16 and "
+                     "be register (0) for the 1D2D kernels: d is BF16 and "
                      "written, not accumulated",
                      c.redMaxBlocks != 0 ? c.redMaxBlocks : int(c.epilogue));
   if (c.quadB != 0)
-    return violation("quad_b", "be 0 for m_grouped_contiguous", c.quadB);
+    return violation("quad_b", "be 0 for the 1D2D kernels", c.quadB);
   if (c.unsafe & ~unsigned(Unsafe::SkipProxyFence))
     return violation("unsafe",
-                     "be none or skip_proxy_fence for m_grouped_contiguous "
+                     "be none or skip_proxy_fence for the 1D2D kernels "
                      "(it has no descriptor to drain)",
                      c.unsafe);
   if (c.smemBytes() > target.maxSmemPerBlock)
@@ -94,17 +104,28 @@ std::string dgemm::heuristics::checkMGroupedConfig(const KernelConfig &c,
 
 std::string dgemm::heuristics::mGroupedEntryName(const KernelConfig &c) {
   std::ostringstream os;
-  os << "dgemm_mgrouped_fp8_1d2d_bm" << c.blockM << "_bn" << c.blockN << "_s"
-     << c.stages;
+  switch (c.kind) {
+  case Kind::MGroupedMasked:
+    os << "dgemm_mgrouped_masked_fp8_1d2d";
+    break;
+  case Kind::Normal:
+    os << "dgemm_normal_fp8_1d2d";
+    break;
+  default:
+    os << "dgemm_mgrouped_fp8_1d2d";
+    break;
+  }
+  os << "_bm" << c.blockM << "_bn" << c.blockN << "_s" << c.stages;
   if (c.unsafe & Unsafe::SkipProxyFence)
     os << "_unsafe_nofence";
   return os.str();
 }
 
 KernelConfig dgemm::heuristics::makeMGroupedConfig(int blockM, int blockN,
-                                                   const Target &target) {
+                                                   const Target &target,
+                                                   Kind kind) {
   KernelConfig c;
-  c.kind = Kind::MGroupedContiguous;
+  c.kind = kind;
   c.blockM = blockM;
   c.blockN = blockN;
   c.mathWarpgroups = blockM / 64;
@@ -114,28 +135,34 @@ KernelConfig dgemm::heuristics::makeMGroupedConfig(int blockM, int blockN,
   return c;
 }
 
+int64_t dgemm::heuristics::modelledTiles(const MGroupedProblem &problem,
+                                         int blockN) {
+  int64_t perGroup = ceilDiv(problem.m, 128) * ceilDiv(problem.n, blockN);
+  return problem.kind == Kind::MGroupedMasked ? perGroup * problem.numGroups
+                                              : perGroup;
+}
+
 KernelConfig
 dgemm::heuristics::selectMGroupedConfig(const MGroupedProblem &problem,
                                         const Target &target) {
-  KernelConfig best = makeMGroupedConfig(128, 128, target);
+  KernelConfig best = makeMGroupedConfig(128, 128, target, problem.kind);
   if (!checkMGroupedProblem(problem).empty() || target.numSMs < 1)
     return best;
   auto makespan = [&](int blockN) {
-    int64_t tiles = ceilDiv(problem.m, 128) * ceilDiv(problem.n, blockN);
-    return double(ceilDiv(tiles, target.numSMs)) *
+    return double(ceilDiv(modelledTiles(problem, blockN), target.numSMs)) *
            double(blockN + kTileOverheadColumns);
   };
   if (makespan(64) < (1 - kTieTolerance) * makespan(128))
-    best = makeMGroupedConfig(128, 64, target);
+    best = makeMGroupedConfig(128, 64, target, problem.kind);
   return best;
 }
 
 std::vector<KernelConfig>
-dgemm::heuristics::candidateMGroupedConfigs(const Target &target) {
+dgemm::heuristics::candidateMGroupedConfigs(const Target &target, Kind kind) {
   std::vector<KernelConfig> out;
   for (int blockM : kCandidateBlockM)
     for (int blockN : kCandidateBlockN) {
-      KernelConfig c = makeMGroupedConfig(blockM, blockN, target);
+      KernelConfig c = makeMGroupedConfig(blockM, blockN, target, kind);
       if (checkConfig(c, target).empty())
         out.push_back(c);
     }
@@ -147,7 +174,7 @@ void dgemm::heuristics::applyMGroupedOverrides(KernelConfig &config,
                                                const Target &target) {
   KernelConfig c = config;
   auto tryTile = [&](int blockM, int blockN) {
-    KernelConfig forced = makeMGroupedConfig(blockM, blockN, target);
+    KernelConfig forced = makeMGroupedConfig(blockM, blockN, target, c.kind);
     forced.numSMs = c.numSMs;
     if (checkConfig(forced, target).empty())
       c = forced;

@@ -1,5 +1,5 @@
-"""dgemm: a drop-in for DeepGEMM's SM90 ``k_grouped_fp8_gemm_nt_contiguous`` and
-``m_grouped_fp8_gemm_nt_contiguous``.
+"""dgemm: a drop-in for DeepGEMM's SM90 ``k_grouped_fp8_gemm_nt_contiguous``,
+``m_grouped_fp8_gemm_nt_contiguous``, ``m_grouped_fp8_gemm_nt_masked`` and ``fp8_gemm_nt``.
 
 The GEMM runs in the dgemm runtime library (``libdgemm_runtime.so``), loaded
 through ctypes at the first call; see docs/Python.md for how it is found.
@@ -31,6 +31,10 @@ _LAZY = {
     "per_token_cast_to_fp8": "m_grouped",
     "per_block_cast_to_fp8": "m_grouped",
     "m_grouped_reference": "m_grouped",
+    "m_grouped_fp8_gemm_nt_masked": "masked",
+    "m_grouped_masked_reference": "masked",
+    "fp8_gemm_nt": "normal",
+    "fp8_gemm_nt_reference": "normal",
 }
 
 __all__ = sorted([*_LAZY, "allow_unsafe_kernels", "check_kernel_bundle", "kernel_info",

@@ -86,6 +86,13 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn.argtypes = [vp, vp, vp, vp, vp, vp, i64, i64, i64, i32, vp,
                    ctypes.POINTER(ctypes.c_char), u64]
     fn.restype = ctypes.c_int
+    fn = lib.dgemm_m_grouped_fp8_gemm_nt_masked
+    fn.argtypes = [vp, vp, vp, vp, vp, vp, i64, i64, i64, i32, i64, vp,
+                   ctypes.POINTER(ctypes.c_char), u64]
+    fn.restype = ctypes.c_int
+    fn = lib.dgemm_fp8_gemm_nt
+    fn.argtypes = [vp, vp, vp, vp, vp, i64, i64, i64, vp, ctypes.POINTER(ctypes.c_char), u64]
+    fn.restype = ctypes.c_int
     fn = lib.dgemm_k_grouped_workspace_bytes
     fn.argtypes = [i64, i64, i32, ctypes.POINTER(i32)]
     fn.restype = u64
@@ -223,6 +230,29 @@ def m_grouped_launch(
     err = ctypes.create_string_buffer(_ERR_LEN)
     rc = lib.dgemm_m_grouped_fp8_gemm_nt_contiguous(
         a, sfa, b, sfb, d, grouped_layout, m_sum, n, k, num_groups, stream, err, _ERR_LEN)
+    _raise_for(rc, err)
+
+
+def masked_launch(
+    a: int, sfa: int, b: int, sfb: int, d: int, masked_m: int,
+    m_max: int, n: int, k: int, num_groups: int, expected_m: int, stream: int,
+) -> None:
+    """Enqueues the m-grouped masked kernel on ``stream``; raises on a non-zero return code."""
+    lib = load()
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    rc = lib.dgemm_m_grouped_fp8_gemm_nt_masked(
+        a, sfa, b, sfb, d, masked_m, m_max, n, k, num_groups, expected_m, stream, err,
+        _ERR_LEN)
+    _raise_for(rc, err)
+
+
+def normal_launch(
+    a: int, sfa: int, b: int, sfb: int, d: int, m: int, n: int, k: int, stream: int,
+) -> None:
+    """Enqueues the normal FP8 1D2D kernel on ``stream``; raises on a non-zero return code."""
+    lib = load()
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    rc = lib.dgemm_fp8_gemm_nt(a, sfa, b, sfb, d, m, n, k, stream, err, _ERR_LEN)
     _raise_for(rc, err)
 
 

@@ -11,6 +11,7 @@ from typing import Any, Optional, Tuple
 
 import torch
 
+from . import _fp8_1d2d as rules
 from . import _runtime
 
 _ALIGNMENT = 128
@@ -111,16 +112,6 @@ def m_grouped_reference(
     return out
 
 
-def _tensor(name: str, t: Any, dtype: torch.dtype, dims: int) -> torch.Tensor:
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-    if t.dtype != dtype:
-        raise TypeError(f"{name} must be {dtype}, got {t.dtype}")
-    if t.dim() != dims:
-        raise ValueError(f"{name} must have {dims} dimensions, got shape {list(t.shape)}")
-    return t
-
-
 def _check_layout_values(grouped_layout: torch.Tensor, num_groups: int) -> None:
     """One device reduction and one synchronization: values in [-1, G), experts 128-aligned."""
     gl = grouped_layout
@@ -182,12 +173,12 @@ def m_grouped_fp8_gemm_nt_contiguous(
         raise TypeError("a must be a pair (x_fp8, sfa)")
     if not isinstance(b, (tuple, list)) or len(b) != 2:
         raise TypeError("b must be a pair (w_fp8, sfb)")
-    x = _tensor("a[0]", a[0], torch.float8_e4m3fn, 2)
-    sfa = _tensor("sfa", a[1], torch.float32, 2)
-    w = _tensor("b[0]", b[0], torch.float8_e4m3fn, 3)
-    sfb = _tensor("sfb", b[1], torch.float32, 3)
-    d = _tensor("d", d, torch.bfloat16, 2)
-    gl = _tensor("grouped_layout", grouped_layout, torch.int32, 1)
+    x = rules.tensor("a[0]", a[0], torch.float8_e4m3fn, 2)
+    sfa = rules.tensor("sfa", a[1], torch.float32, 2)
+    w = rules.tensor("b[0]", b[0], torch.float8_e4m3fn, 3)
+    sfb = rules.tensor("sfb", b[1], torch.float32, 3)
+    d = rules.tensor("d", d, torch.bfloat16, 2)
+    gl = rules.tensor("grouped_layout", grouped_layout, torch.int32, 1)
     m, k = x.shape
     g, n, kw = w.shape
     if kw != k:

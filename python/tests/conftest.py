@@ -50,6 +50,8 @@ class StubMCall(ctypes.Structure):
         ("stream", ctypes.c_void_p),
         ("err_len", ctypes.c_uint64),
         ("calls", ctypes.c_int64),
+        ("expected_m", ctypes.c_int64),
+        ("entry", ctypes.c_int32),
     ]
 
 
@@ -144,3 +146,22 @@ def _fresh_runtime():
     _runtime._reset()
     yield
     _runtime._reset()
+
+
+@pytest.fixture
+def compile_recording():
+    """``run(fn, backend, *args)``: ``torch.compile(fn, fullgraph=True)`` with ``backend``,
+    recording each graph it compiles; returns ``(fn's result, the graphs as text)``."""
+    import torch
+
+    def run(fn, backend, *args):
+        graphs = []
+
+        def recording(gm, example_inputs):
+            graphs.append(str(gm.graph))
+            return torch._dynamo.lookup_backend(backend)(gm, example_inputs)
+
+        torch._dynamo.reset()
+        return torch.compile(fn, fullgraph=True, backend=recording)(*args), graphs
+
+    return run

@@ -55,38 +55,64 @@ int dgemm_k_grouped_fp8_gemm_nt_contiguous(
 }
 
 struct StubMCall {
-  const void *ptrs[6]; /* a, sfa, b, sfb, d, grouped_layout */
-  int64_t m_sum, n, k;
+  const void *ptrs[6]; /* a, sfa, b, sfb, d, grouped_layout or masked_m */
+  int64_t m_sum, n, k; /* m_sum: M_sum, M_max (masked) or M (normal) */
   int32_t num_groups;
   void *stream;
   uint64_t err_len;
   int64_t calls;
+  int64_t expected_m; /* masked only; -1 otherwise */
+  int32_t entry;      /* 0: contiguous, 1: masked, 2: normal */
 };
 
 static struct StubMCall last_m;
 
-int dgemm_m_grouped_fp8_gemm_nt_contiguous(
-    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
-    const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
-    int32_t num_groups, void *stream, char *err, uint64_t err_len) {
-  last_m.ptrs[0] = a;
-  last_m.ptrs[1] = sfa;
-  last_m.ptrs[2] = b;
-  last_m.ptrs[3] = sfb;
-  last_m.ptrs[4] = d;
-  last_m.ptrs[5] = grouped_layout;
-  last_m.m_sum = m_sum;
+/* Records a call of one of the 1D2D entries. */
+static int record_m(int32_t entry, const void *a, const void *sfa,
+                    const void *b, const void *sfb, void *d,
+                    const int32_t *rows, int64_t m, int64_t n, int64_t k,
+                    int32_t num_groups, int64_t expected_m, void *stream,
+                    char *err, uint64_t err_len) {
+  const void *ptrs[6] = {a, sfa, b, sfb, d, rows};
+  memcpy(last_m.ptrs, ptrs, sizeof(ptrs));
+  last_m.m_sum = m;
   last_m.n = n;
   last_m.k = k;
   last_m.num_groups = num_groups;
   last_m.stream = stream;
   last_m.err_len = err_len;
+  last_m.expected_m = expected_m;
+  last_m.entry = entry;
   last_m.calls += 1;
   if (fail_code != 0) {
     snprintf(err, err_len, "stub failure %d", fail_code);
     return fail_code;
   }
   return 0;
+}
+
+int dgemm_m_grouped_fp8_gemm_nt_contiguous(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
+    int32_t num_groups, void *stream, char *err, uint64_t err_len) {
+  return record_m(0, a, sfa, b, sfb, d, grouped_layout, m_sum, n, k,
+                  num_groups, -1, stream, err, err_len);
+}
+
+int dgemm_m_grouped_fp8_gemm_nt_masked(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *masked_m, int64_t m_max, int64_t n, int64_t k,
+    int32_t num_groups, int64_t expected_m, void *stream, char *err,
+    uint64_t err_len) {
+  return record_m(1, a, sfa, b, sfb, d, masked_m, m_max, n, k, num_groups,
+                  expected_m, stream, err, err_len);
+}
+
+int dgemm_fp8_gemm_nt(const void *a, const void *sfa, const void *b,
+                      const void *sfb, void *d, int64_t m, int64_t n,
+                      int64_t k, void *stream, char *err, uint64_t err_len) {
+  return record_m(2, a, sfa, b, sfb, d, NULL, m, n, k, 1, -1, stream, err,
+                  err_len);
 }
 
 /* A value the tests can predict from the arguments. */

@@ -78,6 +78,24 @@ KGroupedArgs makeArgs(const void *a, const void *sfa, const void *b,
       ksHost, ksDevice, workspace, workspaceBytes};
 }
 
+/// The arguments the 1D2D entries share; the caller sets the kind and its
+/// row-mapping arguments.
+MGroupedArgs makeOneDTwoDArgs(const void *a, const void *sfa, const void *b,
+                              const void *sfb, void *d, int64_t m, int64_t n,
+                              int64_t k, int64_t numGroups) {
+  MGroupedArgs args;
+  args.a = a;
+  args.sfa = sfa;
+  args.b = b;
+  args.sfb = sfb;
+  args.d = d;
+  args.mSum = m;
+  args.n = n;
+  args.k = k;
+  args.numGroups = numGroups;
+  return args;
+}
+
 } // namespace
 
 extern "C" {
@@ -100,18 +118,37 @@ int dgemm_m_grouped_fp8_gemm_nt_contiguous(
     const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
     int32_t num_groups, void *stream, char *err, uint64_t err_len) {
   return guarded("dgemm_m_grouped_fp8_gemm_nt_contiguous", err, err_len, [&] {
-    MGroupedArgs args;
-    args.a = a;
-    args.sfa = sfa;
-    args.b = b;
-    args.sfb = sfb;
-    args.d = d;
+    MGroupedArgs args =
+        makeOneDTwoDArgs(a, sfa, b, sfb, d, m_sum, n, k, num_groups);
+    args.kind = dgemm::heuristics::Kind::MGroupedContiguous;
     args.groupedLayout = grouped_layout;
-    args.mSum = m_sum;
-    args.n = n;
-    args.k = k;
-    args.numGroups = num_groups;
-    return mGroupedFp8GemmNtContiguous(args, static_cast<CUstream>(stream));
+    return mGroupedFp8GemmNt(args, static_cast<CUstream>(stream));
+  });
+}
+
+int dgemm_m_grouped_fp8_gemm_nt_masked(const void *a, const void *sfa,
+                                       const void *b, const void *sfb, void *d,
+                                       const int32_t *masked_m, int64_t m_max,
+                                       int64_t n, int64_t k, int32_t num_groups,
+                                       int64_t expected_m, void *stream,
+                                       char *err, uint64_t err_len) {
+  return guarded("dgemm_m_grouped_fp8_gemm_nt_masked", err, err_len, [&] {
+    MGroupedArgs args =
+        makeOneDTwoDArgs(a, sfa, b, sfb, d, m_max, n, k, num_groups);
+    args.kind = dgemm::heuristics::Kind::MGroupedMasked;
+    args.maskedM = masked_m;
+    args.expectedM = expected_m;
+    return mGroupedFp8GemmNt(args, static_cast<CUstream>(stream));
+  });
+}
+
+int dgemm_fp8_gemm_nt(const void *a, const void *sfa, const void *b,
+                      const void *sfb, void *d, int64_t m, int64_t n, int64_t k,
+                      void *stream, char *err, uint64_t err_len) {
+  return guarded("dgemm_fp8_gemm_nt", err, err_len, [&] {
+    MGroupedArgs args = makeOneDTwoDArgs(a, sfa, b, sfb, d, m, n, k, 1);
+    args.kind = dgemm::heuristics::Kind::Normal;
+    return mGroupedFp8GemmNt(args, static_cast<CUstream>(stream));
   });
 }
 

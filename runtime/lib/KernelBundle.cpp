@@ -140,11 +140,10 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
   if (Status s = take("kind", meta.kind); !s.ok())
     return s;
   std::optional<heuristics::Kind> kind = heuristics::parseKind(meta.kind);
-  if (!kind || (*kind != heuristics::Kind::KGroupedContiguous &&
-                *kind != heuristics::Kind::MGroupedContiguous))
-    return bad(fileName, "key 'kind' must be 'k_grouped_contiguous' or "
-                         "'m_grouped_contiguous' (the kinds this runtime "
-                         "launches), got '" +
+  if (!kind)
+    return bad(fileName, "key 'kind' must be 'k_grouped_contiguous', "
+                         "'m_grouped_contiguous', 'm_grouped_masked' or "
+                         "'normal' (the kinds this runtime launches), got '" +
                              meta.kind + "'");
 
   for (const IntKey &key : kIntKeys) {

@@ -1,4 +1,4 @@
-//===- MGroupedGemm.cpp - The m-grouped contiguous FP8 GEMM, launch path --===//
+//===- MGroupedGemm.cpp - The FP8 1D2D GEMMs, launch path -----------------===//
 
 #include "dgemm/Runtime/MGroupedGemm.h"
 
@@ -14,6 +14,7 @@
 
 using namespace dgemm::runtime;
 using dgemm::heuristics::KernelConfig;
+namespace heuristics = dgemm::heuristics;
 
 namespace {
 
@@ -29,14 +30,82 @@ struct Span {
   uintptr_t begin, end;
 };
 
+using dgemm::heuristics::Kind;
+
+/// What the row mapping of a kind makes of the extents: the rows of a and
+/// d, the groups of ceil(k/128) sfa rows, the groups the tile schedule
+/// walks, and the int32 device array the kernel reads (kernel parameter 9).
+struct RowShape {
+  int64_t rows, sfaGroups, tileGroups;
+  const char *arrayName; ///< null: none (normal)
+  const int32_t *array;
+  int64_t arrayBytes;
+};
+
+RowShape rowShapeOf(const MGroupedArgs &args) {
+  switch (args.kind) {
+  case Kind::MGroupedMasked:
+    // G blocks of M_max rows; masked_m holds one count per group.
+    return {args.numGroups * args.mSum,
+            args.numGroups,
+            args.numGroups,
+            "masked_m",
+            args.maskedM,
+            args.numGroups * 4};
+  case Kind::Normal:
+    return {args.mSum, 1, 1, nullptr, nullptr, 0};
+  default:
+    // The grouped layout: one expert per row.
+    return {args.mSum,    1, 1, "grouped_layout", args.groupedLayout,
+            args.mSum * 4};
+  }
+}
+
+/// The rules particular to the row mapping.
+Status checkRowMapping(const MGroupedArgs &args) {
+  switch (args.kind) {
+  case Kind::MGroupedContiguous:
+    return Status::success();
+  case Kind::MGroupedMasked:
+    if (args.expectedM < 1 || args.expectedM > heuristics::kMaxProblemExtent)
+      return invalid("argument 'expected_m' must be in [1, 2^31 - 1], got " +
+                     std::to_string(args.expectedM));
+    // Rows of A's and d's maps and sfa's K-block rows are 32-bit
+    // coordinates in the kernel.
+    if (args.numGroups * args.mSum > heuristics::kMaxProblemExtent)
+      return invalid("argument 'num_groups * m_max' must be <= 2^31 - 1 (the "
+                     "rows of a and d), got " +
+                     std::to_string(args.numGroups * args.mSum));
+    if (args.numGroups * (args.k / 128) > heuristics::kMaxProblemExtent)
+      return invalid("argument 'num_groups * k / 128' must be <= 2^31 - 1 "
+                     "(the K-block rows of sfa), got " +
+                     std::to_string(args.numGroups * (args.k / 128)));
+    return Status::success();
+  case Kind::Normal:
+    if (args.numGroups != 1)
+      return invalid("argument 'num_groups' must be 1 for the normal GEMM, "
+                     "got " +
+                     std::to_string(args.numGroups));
+    return Status::success();
+  default:
+    return invalid("argument 'kind' must be m_grouped_contiguous, "
+                   "m_grouped_masked or normal, got " +
+                   std::string(heuristics::kindName(args.kind)));
+  }
+}
+
 } // namespace
 
 Status dgemm::runtime::checkMGroupedArguments(const MGroupedArgs &args) {
+  const char *mName = args.kind == Kind::MGroupedMasked ? "m_max"
+                      : args.kind == Kind::Normal       ? "m"
+                                                        : "m_sum";
   heuristics::MGroupedProblem problem{args.mSum, args.n, args.k,
                                       args.numGroups};
   if (std::string why = heuristics::checkMGroupedProblem(problem);
       !why.empty())
-    return invalid("argument " + why);
+    return invalid("argument " +
+                   (why.rfind("m ", 0) == 0 ? mName + why.substr(1) : why));
   if (args.k % 128 != 0)
     return invalid("argument 'k' must be a multiple of 128 (the FP8 scales "
                    "cover 128-deep K blocks), got " +
@@ -45,16 +114,30 @@ Status dgemm::runtime::checkMGroupedArguments(const MGroupedArgs &args) {
     return invalid("argument 'n' must be a multiple of 8 (16-byte rows of "
                    "the BF16 d), got " +
                    std::to_string(args.n));
+  if (Status s = checkRowMapping(args); !s.ok())
+    return s;
+  RowShape shape = rowShapeOf(args);
+  // The kernel counts its tiles in 32 bits; the smallest tile (64 x 16)
+  // bounds every configuration's count. (No overflow: for masked G * M_max
+  // is below 2^31, for the others the groups are one.)
+  int64_t mostTiles =
+      shape.tileGroups * ceilDiv(args.mSum, 64) * ceilDiv(args.n, 16);
+  if (mostTiles > heuristics::kMaxProblemExtent)
+    return invalid("arguments: the tile count (up to " +
+                   std::to_string(mostTiles) +
+                   " tiles of 64 x 16) must be <= 2^31 - 1; split the call");
   struct Pointer {
     const char *name;
     const void *p;
     uintptr_t align;
   };
   const Pointer pointers[] = {
-      {"a", args.a, 16},   {"sfa", args.sfa, 16},
-      {"b", args.b, 16},   {"sfb", args.sfb, 4},
-      {"d", args.d, 16},   {"grouped_layout", args.groupedLayout, 4}};
+      {"a", args.a, 16}, {"sfa", args.sfa, 16},
+      {"b", args.b, 16}, {"sfb", args.sfb, 4},
+      {"d", args.d, 16}, {shape.arrayName, shape.array, 4}};
   for (const Pointer &p : pointers) {
+    if (!p.name)
+      continue;
     if (!p.p)
       return invalid(std::string("argument '") + p.name +
                      "' must not be null");
@@ -68,14 +151,15 @@ Status dgemm::runtime::checkMGroupedArguments(const MGroupedArgs &args) {
     uintptr_t at = reinterpret_cast<uintptr_t>(p);
     return Span{name, at, at + uintptr_t(bytes)};
   };
-  Span d = span("d", args.d, args.mSum * args.n * 2);
+  Span d = span("d", args.d, shape.rows * args.n * 2);
   const Span inputs[] = {
-      span("a", args.a, args.mSum * args.k),
-      span("sfa", args.sfa, kBlocks * mPad * 4),
+      span("a", args.a, shape.rows * args.k),
+      span("sfa", args.sfa, shape.sfaGroups * kBlocks * mPad * 4),
       span("b", args.b, args.numGroups * args.n * args.k),
       span("sfb", args.sfb,
            args.numGroups * ceilDiv(args.n, 128) * kBlocks * 4),
-      span("grouped_layout", args.groupedLayout, args.mSum * 4)};
+      span(shape.arrayName ? shape.arrayName : "", shape.array,
+           shape.arrayBytes)};
   for (const Span &in : inputs)
     if (in.begin < d.end && d.begin < in.end)
       return invalid(std::string("argument 'd' must not overlap '") +
@@ -89,8 +173,10 @@ Status dgemm::runtime::chooseMGroupedConfig(const MGroupedArgs &args,
   std::shared_ptr<const EnvOverrides> env = envOverrides();
   if (!env->error.empty())
     return invalid(env->error);
+  // Masked: the tiles of expected_m rows per group, not of M_max.
+  int64_t m = args.kind == Kind::MGroupedMasked ? args.expectedM : args.mSum;
   config = heuristics::selectMGroupedConfig(
-      {args.mSum, args.n, args.k, args.numGroups}, target);
+      {m, args.n, args.k, args.numGroups, args.kind}, target);
   if (std::string why =
           heuristics::applyOverrides(config, env->config, target, nullptr);
       !why.empty())
@@ -101,8 +187,8 @@ Status dgemm::runtime::chooseMGroupedConfig(const MGroupedArgs &args,
   return Status::success();
 }
 
-Status dgemm::runtime::mGroupedFp8GemmNtContiguous(const MGroupedArgs &args,
-                                                   CUstream stream) {
+Status dgemm::runtime::mGroupedFp8GemmNt(const MGroupedArgs &args,
+                                         CUstream stream) {
   if (Status s = checkMGroupedArguments(args); !s.ok())
     return s;
   const DriverApi *api = nullptr;
@@ -118,9 +204,12 @@ Status dgemm::runtime::mGroupedFp8GemmNtContiguous(const MGroupedArgs &args,
   if (Status s = chosenKernel(*api, scope, device, config, kernel); !s.ok())
     return s;
 
-  // A: [M_sum, K] FP8; B: the experts' [N, K] stacked as [G * N, K], expert
-  // g's rows from g * N; sfa: ceil(K / 128) rows of M_sum floats, row
-  // stride align(M_sum, 4). One 128-byte K row per box row (SWIZZLE_128B).
+  // A: the rows of a (M_sum, G * M_max or M) by K, FP8; B: the groups'
+  // [N, K] stacked as [G * N, K], group g's rows from g * N; sfa: per group
+  // ceil(K / 128) rows of mSum floats (masked: group g's K block kb is row
+  // g * K/128 + kb), row stride align(mSum, 4). One 128-byte K row per box
+  // row (SWIZZLE_128B).
+  RowShape shape = rowShapeOf(args);
   auto operand = [](TensorMapSpec &spec, const char *name, const void *ptr,
                     int64_t rows, int64_t k, int boxRows) {
     spec.name = name;
@@ -134,7 +223,7 @@ Status dgemm::runtime::mGroupedFp8GemmNtContiguous(const MGroupedArgs &args,
     spec.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
   };
   TensorMapSpec specs[kNumTensorMaps];
-  operand(specs[kMapA], "a", args.a, args.mSum, args.k, config.blockM);
+  operand(specs[kMapA], "a", args.a, shape.rows, args.k, config.blockM);
   operand(specs[kMapB], "b", args.b, args.numGroups * args.n, args.k,
           config.blockN);
   TensorMapSpec &sfa = specs[kMapSfa];
@@ -142,7 +231,7 @@ Status dgemm::runtime::mGroupedFp8GemmNtContiguous(const MGroupedArgs &args,
   sfa.dataType = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   sfa.address = const_cast<void *>(args.sfa);
   sfa.globalDim[0] = cuuint64_t(args.mSum);
-  sfa.globalDim[1] = cuuint64_t(args.k / 128);
+  sfa.globalDim[1] = cuuint64_t(shape.sfaGroups * (args.k / 128));
   sfa.globalStride[0] = cuuint64_t((args.mSum + 3) / 4 * 4) * 4;
   sfa.boxDim[0] = cuuint32_t(config.blockM);
   sfa.boxDim[1] = 1;
@@ -154,7 +243,7 @@ Status dgemm::runtime::mGroupedFp8GemmNtContiguous(const MGroupedArgs &args,
     if (Status s = encodeTensorMap(*api, specs[i], maps[i]); !s.ok())
       return s;
 
-  int64_t tiles = ceilDiv(args.mSum, config.blockM) *
+  int64_t tiles = shape.tileGroups * ceilDiv(args.mSum, config.blockM) *
                   ceilDiv(args.n, config.blockN);
   int64_t gridX = std::max<int64_t>(
       1, std::min<int64_t>({tiles, device.smCount, config.numSMs}));
@@ -163,7 +252,9 @@ Status dgemm::runtime::mGroupedFp8GemmNtContiguous(const MGroupedArgs &args,
   CUdeviceptr b = reinterpret_cast<CUdeviceptr>(args.b);
   CUdeviceptr d = reinterpret_cast<CUdeviceptr>(args.d);
   CUdeviceptr none = 0;
-  CUdeviceptr layout = reinterpret_cast<CUdeviceptr>(args.groupedLayout);
+  // Parameter 9: the grouped layout (contiguous), masked_m (masked) or
+  // null (normal).
+  CUdeviceptr layout = reinterpret_cast<CUdeviceptr>(shape.array);
   CUdeviceptr sfb = reinterpret_cast<CUdeviceptr>(args.sfb);
   uint32_t m = uint32_t(args.mSum), n = uint32_t(args.n),
            groups = uint32_t(args.numGroups), k = uint32_t(args.k);

@@ -2,7 +2,7 @@
 //
 // dgemm.load_block_scale (a 128x128 B scale from global memory) and
 // dgemm.store_rows (the BF16 epilogue that writes only the rows of the
-// tile's expert).
+// tile's group: by the grouped layout, or below a row limit).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +64,45 @@ struct LoadBlockScaleLowering : KernelPattern<LoadBlockScaleOp> {
   }
 };
 
+/// Whether a tile row is stored and the d row it goes to (64-bit).
+struct RowTarget {
+  Value ok, dRow;
+};
+
+/// Without a limit: d row `row`, stored when row < M and the grouped
+/// layout's entry of the row (read at an index clamped into [0, M): rows
+/// past M_sum are not written either way) is the tile's non-negative group.
+RowTarget layoutRow(OpBuilder &b, Location loc, StoreRowsOp op, Value row,
+                    Value m, Value ks) {
+  Value lastRow = b.create<arith::SubIOp>(
+      loc, m, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 1));
+  Value clamped = b.create<arith::MinUIOp>(loc, row, lastRow);
+  Value entry = b.create<LLVM::LoadOp>(
+      loc, b.getI32Type(),
+      b.create<LLVM::GEPOp>(loc, ks.getType(), b.getI32Type(), ks,
+                            ValueRange{clamped}));
+  Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
+  Value ok = b.create<arith::AndIOp>(
+      loc,
+      b.create<arith::AndIOp>(
+          loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, m),
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, entry,
+                                  op.getGroup())),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, op.getGroup(),
+                              zero));
+  return {ok, ext64(b, loc, row)};
+}
+
+/// With a limit: d row group * M + row, stored when row < limit (<= M).
+RowTarget limitedRow(OpBuilder &b, Location loc, StoreRowsOp op, Value row,
+                     Value m) {
+  Value ok = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row,
+                                     op.getLimit());
+  Value base = b.create<arith::MulIOp>(loc, ext64(b, loc, op.getGroup()),
+                                       ext64(b, loc, m));
+  return {ok, b.create<arith::AddIOp>(loc, base, ext64(b, loc, row))};
+}
+
 struct StoreRowsLowering : KernelPattern<StoreRowsOp> {
   using KernelPattern::KernelPattern;
   LogicalResult
@@ -75,40 +114,26 @@ struct StoreRowsLowering : KernelPattern<StoreRowsOp> {
     auto c = [&](int64_t v) {
       return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
     };
-    auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
-      return b.create<arith::CmpIOp>(loc, p, x, y);
-    };
     Fragment f = fragmentOf(b, loc, tid(b, loc), /*quads=*/false);
     SumPairs sums(op.getSums());
     Value m = arg(KernelOp::DimM), n = arg(KernelOp::DimN);
-    Value group = op.getGroup();
     Value m0 = b.create<arith::MulIOp>(loc, op.getMBlock(), c(config.getBlockM()));
     Value n0 = b.create<arith::MulIOp>(loc, op.getNBlock(), c(config.getBlockN()));
     Value colBase = b.create<arith::AddIOp>(loc, n0, f.colInTile);
-    Value lastRow = b.create<arith::SubIOp>(loc, m, c(1));
-    Value groupValid = cmp(arith::CmpIPredicate::sge, group, c(0));
     auto bf16x2 = VectorType::get({2}, b.getBF16Type());
     for (int i = 0; i < 2; ++i) {
       Value row = b.create<arith::AddIOp>(
           loc, m0, b.create<arith::AddIOp>(loc, f.rowInTile, c(8 * i)));
-      // The row's expert, read at a clamped index: rows past M_sum are
-      // not written either way.
-      Value clamped = b.create<arith::MinUIOp>(loc, row, lastRow);
-      Value entry = b.create<LLVM::LoadOp>(
-          loc, b.getI32Type(),
-          b.create<LLVM::GEPOp>(loc, globalPtr(), b.getI32Type(),
-                                arg(KernelOp::PtrKs), ValueRange{clamped}));
-      Value rowOk = b.create<arith::AndIOp>(
-          loc,
-          b.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::ult, row, m),
-                                  cmp(arith::CmpIPredicate::eq, entry, group)),
-          groupValid);
+      RowTarget target =
+          op.getLimit() ? limitedRow(b, loc, op, row, m)
+                        : layoutRow(b, loc, op, row, m, arg(KernelOp::PtrKs));
       Value rowStart =
-          b.create<arith::MulIOp>(loc, ext64(b, loc, row), ext64(b, loc, n));
+          b.create<arith::MulIOp>(loc, target.dRow, ext64(b, loc, n));
       for (int64_t j = 0; j < config.getBlockN() / 8; ++j) {
         Value col = b.create<arith::AddIOp>(loc, colBase, c(8 * j));
         Value ok = b.create<arith::AndIOp>(
-            loc, rowOk, cmp(arith::CmpIPredicate::ult, col, n));
+            loc, target.ok,
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, n));
         Value pair = b.create<LLVM::FPTruncOp>(loc, bf16x2,
                                                sums.pair(b, loc, i, j));
         auto guard = b.create<scf::IfOp>(loc, ok, /*withElse=*/false);

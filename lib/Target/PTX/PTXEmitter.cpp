@@ -240,14 +240,19 @@ collectConfigs(ModuleOp module, bool allCandidates,
     heur::ConfigOverrides overrides = pipelineOverrides(pipeline);
     // The candidates of every kind the module describes.
     std::vector<heur::KernelConfig> candidates;
+    // (A normal 1D1D description is computed by the k-grouped kernel.)
     auto describes = [&](GemmKind kind) {
-      return llvm::any_of(gemms, [&](GemmOp g) { return g.getKind() == kind; });
+      return llvm::any_of(gemms,
+                          [&](GemmOp g) { return g.getKernelKind() == kind; });
     };
     if (describes(GemmKind::k_grouped_contiguous))
       candidates = heur::candidateKGroupedConfigs(target);
-    if (describes(GemmKind::m_grouped_contiguous))
-      for (const heur::KernelConfig &c : heur::candidateMGroupedConfigs(target))
-        candidates.push_back(c);
+    for (GemmKind kind : {GemmKind::m_grouped_contiguous,
+                          GemmKind::m_grouped_masked, GemmKind::normal})
+      if (describes(kind))
+        for (const heur::KernelConfig &c : heur::candidateMGroupedConfigs(
+                 target, static_cast<heur::Kind>(kind)))
+          candidates.push_back(c);
     for (heur::KernelConfig c : candidates) {
       // The overrides as the runtime applies them to what it selects; a
       // candidate they turn into another one is dropped as a duplicate.
@@ -303,10 +308,10 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
   for (ConfigAttr config : configs) {
     OwningOpRef<ModuleOp> single = ModuleOp::create(module.getLoc());
     OpBuilder b(single->getBodyRegion());
-    // A description of the configuration's kind (select-config gave every
-    // description one of its own kind).
+    // A description computed by the configuration's kind of kernel
+    // (select-config gave every description a kernel of that kind).
     GemmOp source = *llvm::find_if(
-        gemms, [&](GemmOp g) { return g.getKind() == config.getKind(); });
+        gemms, [&](GemmOp g) { return g.getKernelKind() == config.getKind(); });
     auto clone = cast<GemmOp>(b.clone(*source));
     clone.setConfigAttr(config);
     std::string ptx;

@@ -534,3 +534,46 @@ func.func @stage_of_zero(%it: i32) {
   %s, %p = dgemm.stage %it of 0
   return
 }
+
+// -----
+
+// dgemm.store_rows: the row mapping is the kernel kind's.
+dgemm.kernel @store_limit_in_contiguous config <kind = m_grouped_contiguous, block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 0, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32, %sfb: !llvm.ptr<1>, %kk: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %x = arith.constant 0 : i32
+  } math(regs = 232) {
+    %c0 = arith.constant 0 : i32
+    %z = arith.constant dense<0.0> : vector<64xf32>
+    // expected-error @+1 {{'dgemm.store_rows' op takes no 'limit' in a kernel of kind m_grouped_contiguous}}
+    dgemm.store_rows %z group(%c0) tile(%c0, %c0) limit(%m) : vector<64xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @store_unbounded_masked config <kind = m_grouped_masked, block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 0, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32, %sfb: !llvm.ptr<1>, %kk: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %x = arith.constant 0 : i32
+  } math(regs = 232) {
+    %c0 = arith.constant 0 : i32
+    %z = arith.constant dense<0.0> : vector<64xf32>
+    // expected-error @+1 {{'dgemm.store_rows' op needs a row 'limit' in a kernel of kind m_grouped_masked}}
+    dgemm.store_rows %z group(%c0) tile(%c0, %c0) : vector<64xf32>
+  }
+}
+
+// -----
+
+dgemm.kernel @store_in_kgrouped config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32, %sfb: !llvm.ptr<1>, %kk: i32):
+  dgemm.warp_specialize producer(regs = 40) {
+    %x = arith.constant 0 : i32
+  } math(regs = 232) {
+    %c0 = arith.constant 0 : i32
+    %z = arith.constant dense<0.0> : vector<64xf32>
+    // expected-error @+1 {{'dgemm.store_rows' op needs a kernel with a BF16 d (kind m_grouped_contiguous, m_grouped_masked or normal), the kernel's kind is k_grouped_contiguous}}
+    dgemm.store_rows %z group(%c0) tile(%c0, %c0) limit(%m) : vector<64xf32>
+  }
+}

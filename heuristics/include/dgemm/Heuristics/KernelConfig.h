@@ -153,8 +153,8 @@ std::optional<unsigned> parseUnsafe(std::string_view text);
 /// The GEMM kind a kernel computes: the dialect's GemmKind, same values and
 /// spelling. Each kind has its kernel family (docs/AddingAKernelKind.md):
 /// KGroupedContiguous the FP8 1D1D weight gradient (this header's
-/// selection), MGroupedContiguous the FP8 1D2D forward/data gradient with
-/// BF16 d (MGroupedConfig.h).
+/// selection); MGroupedContiguous, MGroupedMasked and Normal the FP8 1D2D
+/// kernel family with BF16 d, one kernel per row mapping (MGroupedConfig.h).
 enum class Kind : int {
   Normal = 0,
   MGroupedContiguous = 1,

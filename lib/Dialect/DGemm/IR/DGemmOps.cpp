@@ -39,6 +39,7 @@ static void printDim(OpAsmPrinter &printer, Operation *, IntegerAttr attr) {
 //===----------------------------------------------------------------------===//
 
 static bool isFp8(Type t) { return isa<Float8E4M3FNType>(t); }
+static LogicalResult verifyBuiltKernel(GemmOp gemm, bool fp8, bool is1D1D);
 static int64_t byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
 
 LogicalResult StageOp::verify() {
@@ -121,13 +122,6 @@ LogicalResult GemmOp::verify() {
                << name << "' must be a multiple of 4 (16-byte TMA stride of "
                << "the FP32 scale rows), got " << v;
   }
-  if (getKind() == GemmKind::m_grouped_contiguous) {
-    if (!fp8 || is1D1D || !d.isBF16() || getAccumulate())
-      return emitOpError("m_grouped_contiguous is the FP8 MoE forward / data "
-                         "gradient GEMM: it needs f8E4M3FN operands, recipe "
-                         "[1, 128, 128], a bf16 D and no 'accumulate' (the "
-                         "only m-grouped kernel built)");
-  }
   if (!dynamic(k)) {
     if (fp8 && k % 128 != 0)
       return emitOpError("'k' must be a multiple of 128 (FP8 scales cover "
@@ -142,20 +136,68 @@ LogicalResult GemmOp::verify() {
     return emitOpError("'n' must give 16-byte row strides for D, got ") << n;
 
   if (ConfigAttr config = getConfigAttr()) {
-    if (config.getKind() != getKind())
-      return emitOpError("config 'kind' must be the description's kind ")
-             << stringifyGemmKind(getKind()) << ", got "
+    if (config.getKind() != getKernelKind())
+      return emitOpError("config 'kind' must be the kind of the kernel that "
+                         "computes the description, ")
+             << stringifyGemmKind(getKernelKind()) << ", got "
              << stringifyGemmKind(config.getKind());
     if (fp8 && config.getBlockK() != 128)
       return emitOpError("config 'block_k' must be 128 for FP8 recipes, got ")
              << config.getBlockK();
   }
   // Last, so that a description gets its own errors first.
-  if (getKind() == GemmKind::normal || getKind() == GemmKind::m_grouped_masked)
-    return emitOpError("no kernel of kind '")
-           << stringifyGemmKind(getKind())
-           << "' is built yet (k_grouped_contiguous and m_grouped_contiguous "
-              "are)";
+  return verifyBuiltKernel(*this, fp8, is1D1D);
+}
+
+GemmKind GemmOp::getKernelKind() {
+  std::optional<ArrayRef<int64_t>> recipe = getRecipe();
+  if (getKind() == GemmKind::normal && recipe &&
+      *recipe == ArrayRef<int64_t>{1, 1, 128})
+    return GemmKind::k_grouped_contiguous;
+  return getKind();
+}
+
+/// The rules of the kernel that computes `gemm`'s kind: a description no
+/// kernel implements is refused, naming what is missing.
+static LogicalResult verifyBuiltKernel(GemmOp gemm, bool fp8, bool is1D1D) {
+  Type d = gemm.getDType();
+  GemmKind kind = gemm.getKind();
+  switch (kind) {
+  case GemmKind::k_grouped_contiguous:
+    return success(); // checked above, with its 1D1D rule
+  case GemmKind::m_grouped_contiguous:
+  case GemmKind::m_grouped_masked:
+    if (!fp8 || is1D1D || !d.isBF16() || gemm.getAccumulate())
+      return gemm.emitOpError()
+             << stringifyGemmKind(kind)
+             << " is the FP8 MoE forward / data gradient GEMM: it needs "
+                "f8E4M3FN operands, recipe [1, 128, 128], a bf16 D and no "
+                "'accumulate' (the only m-grouped kernels built)";
+    return success();
+  case GemmKind::normal:
+    if (!fp8)
+      return gemm.emitOpError("no BF16 kernel is built yet: kind 'normal' "
+                              "needs f8E4M3FN operands and a scaling "
+                              "'recipe' (FP8 1D2D with a bf16 D, or FP8 1D1D "
+                              "with an f32 D)");
+    if (is1D1D) {
+      // The k-grouped kernel with one group: its rule on the FP32 scale
+      // rows (16-byte TMA strides) applies.
+      for (auto [name, v] : {std::pair<StringRef, int64_t>{"m", gemm.getM()},
+                             {"n", gemm.getN()}})
+        if (!ShapedType::isDynamic(v) && v % 4 != 0)
+          return gemm.emitOpError("'")
+                 << name << "' must be a multiple of 4 for a normal 1D1D "
+                 << "GEMM (the k-grouped kernel computes it: 16-byte TMA "
+                 << "stride of the FP32 scale rows), got " << v;
+      return success();
+    }
+    if (!d.isBF16() || gemm.getAccumulate())
+      return gemm.emitOpError("a normal GEMM with recipe [1, 128, 128] needs "
+                              "a bf16 D and no 'accumulate' (DeepGEMM's "
+                              "1D2D rule: c only with an f32 D)");
+    return success();
+  }
   return success();
 }
 
@@ -334,17 +376,32 @@ LogicalResult LoadBlockScaleOp::verify() {
   if (ConfigAttr config = getKernelConfig(*this))
     if (!hasBlockScales(*this))
       return emitOpError("needs a kernel with 128x128 B scales (kind "
-                         "m_grouped_contiguous), the kernel's kind is ")
+                         "m_grouped_contiguous, m_grouped_masked or normal), "
+                         "the kernel's kind is ")
              << stringifyGemmKind(config.getKind());
   return success();
 }
 
 LogicalResult StoreRowsOp::verify() {
-  if (ConfigAttr config = getKernelConfig(*this))
-    if (config.getKind() != GemmKind::m_grouped_contiguous)
-      return emitOpError("needs a kernel of kind m_grouped_contiguous (rows "
-                         "carry their group), the kernel's kind is ")
-             << stringifyGemmKind(config.getKind());
+  if (ConfigAttr config = getKernelConfig(*this)) {
+    GemmKind kind = config.getKind();
+    if (kind == GemmKind::k_grouped_contiguous)
+      return emitOpError("needs a kernel with a BF16 d (kind "
+                         "m_grouped_contiguous, m_grouped_masked or normal), "
+                         "the kernel's kind is ")
+             << stringifyGemmKind(kind);
+    // The row mapping is the kind's: the grouped layout names each row's
+    // group, the other kinds bound a group's block of rows.
+    bool layoutRows = kind == GemmKind::m_grouped_contiguous;
+    if (layoutRows && getLimit())
+      return emitOpError("takes no 'limit' in a kernel of kind "
+                         "m_grouped_contiguous (the grouped layout says which "
+                         "rows are written)");
+    if (!layoutRows && !getLimit())
+      return emitOpError("needs a row 'limit' in a kernel of kind ")
+             << stringifyGemmKind(kind)
+             << " (the rows of the group's block that are written)";
+  }
   return verifyTileSums(*this, getSums());
 }
 
@@ -370,7 +427,8 @@ LogicalResult PromoteOp::verify() {
   }
   if (hasBlockScales(*this))
     return emitOpError("needs a 'block_scale' in a kernel with 128x128 B "
-                       "scales (kind m_grouped_contiguous)");
+                       "scales (kind m_grouped_contiguous, m_grouped_masked "
+                       "or normal)");
   if (Value scales = getScales()) {
     // Two sfa rows, then one sfb pair per 8-column group of the slice (or,
     // with a stage for the rest, of its first columns).

@@ -1,17 +1,25 @@
-//===- MGroupedKernel.cpp - The m-grouped contiguous FP8 kernel -----------===//
+//===- MGroupedKernel.cpp - The FP8 1D2D kernels (BF16 d) -----------------===//
 //
-// The MoE forward / data-gradient GEMM: D[M_sum, N] (BF16) = A[M_sum, K]
-// B[g]^T over tiles of rows that all belong to expert g, the grouped
-// layout's entry of the tile's first row (-1: a padding tile, which loads
-// and writes nothing). A and B are loaded through the kernel-parameter
-// tensor maps (B's rows of expert g start at row g * N), sfa through the
-// stages, and the 128x128 B scales from global memory by the math threads
-// (dgemm.load_block_scale). Like the k-grouped kernel, the result declares
-// what each operation touches and holds no synchronization.
+// D (BF16) = A B^T with 1x128 A scales and 128x128 B scales, for the three
+// kinds that share this kernel and differ only in how a tile's rows map to a
+// group (RowMap below):
+//   - m_grouped_contiguous (the MoE forward / data gradient): A [M_sum, K],
+//     a tile's expert the grouped layout's entry of its first row (-1: a
+//     padding tile, which loads and writes nothing);
+//   - m_grouped_masked (the MoE decode step): G blocks of M_max rows, the
+//     tiles of group g computing rows below masked_m[g];
+//   - normal: one group of M rows.
+// A and B are loaded through the kernel-parameter tensor maps (B's rows of
+// group g start at row g * N), sfa through the stages, and the 128x128 B
+// scales from global memory by the math threads (dgemm.load_block_scale).
+// Like the k-grouped kernel, the result declares what each operation
+// touches and holds no synchronization.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilding.h"
+
+#include <memory>
 
 using namespace mlir;
 using namespace mlir::dgemm;
@@ -19,10 +27,121 @@ using namespace mlir::dgemm::kernel_building;
 
 namespace {
 
+/// A tile of the schedule: its group (negative: nothing to compute), its m-
+/// and n-block, its number of 128-deep K blocks (0: nothing to load or
+/// compute), the row of A's map its first row is, the sfa map's K-block
+/// coordinate of its K block 0 (null: 0), and the bound on the rows it stores
+/// (null: the grouped layout says).
+struct Tile {
+  Value group, mBlock, nBlock, numKBlocks, aRow, sfaK0, rowLimit;
+};
+
+/// How a kind maps the schedule's tiles to groups and rows. Both roles ask
+/// it, so they agree on which tiles have K blocks.
+class RowMap {
+public:
+  virtual ~RowMap() = default;
+  /// The group count of the tile schedule.
+  virtual Value scheduleGroups(Emitter &e, KernelOp kernel) const = 0;
+  /// The tile at schedule group `g`, m-block `mb` (n-block left unset).
+  virtual Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value g,
+                    Value mb) const = 0;
+};
+
+Value kBlocksOf(Emitter &e, KernelOp kernel) {
+  return e.ceilDiv(kernel.getArg(KernelOp::DimK), 128);
+}
+
+/// m_grouped_contiguous: one schedule group over the M_sum rows; a tile's
+/// expert is the grouped layout's (argument PtrKs) entry of its first row.
+class GroupedLayoutRows final : public RowMap {
+public:
+  Value scheduleGroups(Emitter &e, KernelOp) const override { return e.i32(1); }
+  Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value,
+            Value mb) const override {
+    OpBuilder &b = e.b;
+    Value m0 = e.mul(mb, e.i32(config.getBlockM()));
+    Value entry = e.loadK(kernel.getArg(KernelOp::PtrKs), m0);
+    // An expert outside [0, G) is padding: nothing is read (B and sfb
+    // would be read out of bounds) or written.
+    Value valid = b.create<arith::AndIOp>(
+        e.loc, e.cmp(arith::CmpIPredicate::sge, entry, e.i32(0)),
+        e.cmp(arith::CmpIPredicate::slt, entry,
+              kernel.getArg(KernelOp::NumGroups)));
+    Value group = b.create<arith::SelectOp>(e.loc, valid, entry, e.i32(-1));
+    Value numKBlocks =
+        b.create<arith::SelectOp>(e.loc, valid, kBlocksOf(e, kernel), e.i32(0));
+    return {group, mb, Value(), numKBlocks, m0, Value(), Value()};
+  }
+};
+
+/// m_grouped_masked: G schedule groups of M_max (the kernel's M) rows each;
+/// group g's rows are rows g * M_max + r of A and d, and its valid rows are
+/// those below masked_m[g] (argument PtrKs), clamped into [0, M_max] so that
+/// no value of masked_m makes the kernel read or write out of bounds. sfa is
+/// G * ceil(K / 128) rows of align(M_max, 4) floats: group g's K block kb is
+/// row g * ceil(K / 128) + kb.
+class MaskedRows final : public RowMap {
+public:
+  Value scheduleGroups(Emitter &, KernelOp kernel) const override {
+    return kernel.getArg(KernelOp::NumGroups);
+  }
+  Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value g,
+            Value mb) const override {
+    OpBuilder &b = e.b;
+    Value mMax = kernel.getArg(KernelOp::DimM);
+    Value m0 = e.mul(mb, e.i32(config.getBlockM()));
+    Value masked = e.loadK(kernel.getArg(KernelOp::PtrKs), g);
+    Value limit = b.create<arith::MinSIOp>(
+        e.loc, b.create<arith::MaxSIOp>(e.loc, masked, e.i32(0)), mMax);
+    // A tile whose first row is past the limit has nothing to compute.
+    Value valid = e.cmp(arith::CmpIPredicate::ult, m0, limit);
+    Value kBlocks = kBlocksOf(e, kernel);
+    Value numKBlocks =
+        b.create<arith::SelectOp>(e.loc, valid, kBlocks, e.i32(0));
+    return {g,
+            mb,
+            Value(),
+            numKBlocks,
+            e.add(e.mul(g, mMax), m0),
+            e.mul(g, kBlocks),
+            limit};
+  }
+};
+
+/// normal: one group of M rows, every tile valid, rows below M stored.
+class AllRows final : public RowMap {
+public:
+  Value scheduleGroups(Emitter &e, KernelOp) const override { return e.i32(1); }
+  Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value,
+            Value mb) const override {
+    Value m0 = e.mul(mb, e.i32(config.getBlockM()));
+    return {e.i32(0),
+            mb,
+            Value(),
+            kBlocksOf(e, kernel),
+            m0,
+            Value(),
+            kernel.getArg(KernelOp::DimM)};
+  }
+};
+
+std::unique_ptr<RowMap> rowMapFor(GemmKind kind) {
+  switch (kind) {
+  case GemmKind::m_grouped_masked:
+    return std::make_unique<MaskedRows>();
+  case GemmKind::normal:
+    return std::make_unique<AllRows>();
+  default:
+    return std::make_unique<GroupedLayoutRows>();
+  }
+}
+
 class MGroupedKernelBuilder {
 public:
   MGroupedKernelBuilder(GemmOp gemm, OpBuilder &builder)
-      : b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()) {}
+      : b(builder), loc(gemm.getLoc()), config(*gemm.getConfig()),
+        rows(rowMapFor(config.getKind())) {}
 
   void build() {
     auto [kernel, ws] = createKernel(b, loc, config);
@@ -34,35 +153,17 @@ public:
   }
 
 private:
-  /// A tile of the schedule: its expert (negative for padding rows), its
-  /// m- and n-block and its number of 128-deep K blocks (0 for padding).
-  struct Tile {
-    Value group, mBlock, nBlock, numKBlocks;
-  };
-
-  /// The schedule walks the M_sum x N tiles as one group; each tile's
-  /// expert is the grouped layout's entry of its first row, which both roles
-  /// read, so they agree on which tiles have K blocks.
   TileSchedule schedule(Emitter &e, KernelOp kernel) {
-    return TileSchedule::build(e, kernel, config, e.i32(1));
+    return TileSchedule::build(e, kernel, config,
+                               rows->scheduleGroups(e, kernel));
   }
 
   Tile tileOf(Emitter &e, KernelOp kernel, const TileSchedule &sched,
               Value t) {
-    auto [unused, mb, nb] = sched.decompose(e, t);
-    (void)unused;
-    Value firstRow = e.mul(mb, e.i32(config.getBlockM()));
-    Value entry = e.loadK(kernel.getArg(KernelOp::PtrKs), firstRow);
-    // An expert outside [0, G) is padding: nothing is read (B and sfb
-    // would be read out of bounds) or written.
-    Value valid = b.create<arith::AndIOp>(
-        loc, e.cmp(arith::CmpIPredicate::sge, entry, e.i32(0)),
-        e.cmp(arith::CmpIPredicate::slt, entry,
-              kernel.getArg(KernelOp::NumGroups)));
-    Value group = b.create<arith::SelectOp>(loc, valid, entry, e.i32(-1));
-    Value kBlocks = e.ceilDiv(kernel.getArg(KernelOp::DimK), 128);
-    Value numKBlocks = b.create<arith::SelectOp>(loc, valid, kBlocks, e.i32(0));
-    return {group, mb, nb, numKBlocks};
+    auto [g, mb, nb] = sched.decompose(e, t);
+    Tile tile = rows->tile(e, kernel, config, g, mb);
+    tile.nBlock = nb;
+    return tile;
   }
 
   Value stageOf(Value it) {
@@ -80,7 +181,7 @@ private:
     b.setInsertionPointToStart(tiles.getBody());
     Tile tile = tileOf(e, kernel, sched, tiles.getInductionVar());
     Value m0 = e.mul(tile.mBlock, e.i32(config.getBlockM()));
-    // Expert g's B is rows [g * N, (g + 1) * N) of the [G * N, K] map.
+    // Group g's B is rows [g * N, (g + 1) * N) of the [G * N, K] map.
     Value bRow = e.add(e.mul(tile.group, kernel.getArg(KernelOp::DimN)),
                        e.mul(tile.nBlock, e.i32(config.getBlockN())));
     auto kloop = b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
@@ -92,11 +193,12 @@ private:
       Value kit = kloop.getRegionIterArg(0);
       Value stage = stageOf(kit);
       Value kx = e.mul(kb, e.i32(128));
-      b.create<TmaLoadOp>(loc, TmaOperand::a, stage, kx, m0, Value(),
+      Value sfaK = tile.sfaK0 ? e.add(tile.sfaK0, kb) : kb;
+      b.create<TmaLoadOp>(loc, TmaOperand::a, stage, kx, tile.aRow, Value(),
                           /*multicast=*/false);
       b.create<TmaLoadOp>(loc, TmaOperand::b, stage, kx, bRow, Value(),
                           /*multicast=*/false);
-      b.create<TmaLoadOp>(loc, TmaOperand::sfa, stage, m0, kb, Value(),
+      b.create<TmaLoadOp>(loc, TmaOperand::sfa, stage, m0, sfaK, Value(),
                           /*multicast=*/false);
       b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1))});
     }
@@ -150,13 +252,14 @@ private:
       b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1)), sum});
     }
     b.create<StoreRowsOp>(loc, ValueRange{kloop.getResult(1)}, tile.group,
-                          tile.mBlock, tile.nBlock);
+                          tile.mBlock, tile.nBlock, tile.rowLimit);
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
   }
 
   OpBuilder &b;
   Location loc;
   ConfigAttr config;
+  std::unique_ptr<RowMap> rows;
 };
 
 } // namespace

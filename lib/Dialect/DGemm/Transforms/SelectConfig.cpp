@@ -43,21 +43,30 @@ struct SelectConfigPass
     return success();
   }
 
-  /// The m-grouped kernel's configuration: its heuristics and the overrides
-  /// that apply to it (the k-grouped kernel's descriptor slots, clusters and
+  /// The 1D2D kernels' configuration (m_grouped_contiguous,
+  /// m_grouped_masked, normal): their heuristics and the overrides that
+  /// apply to them (the k-grouped kernel's descriptor slots, clusters and
   /// quad-ordered B do not).
   WalkResult selectMGrouped(GemmOp gemm, const heur::Target &target,
                             unsigned unsafeBits) {
     if (descSlots > 0 || clusterM > 1 || quadB == 1) {
       gemm.emitOpError("dgemm-select-config: desc-slots, cluster-m and quad-b "
-                       "configure the k-grouped kernel; m_grouped_contiguous "
-                       "has no descriptor slots, clusters or quad-ordered B");
+                       "configure the k-grouped kernel; ")
+          << stringifyGemmKind(gemm.getKind())
+          << " has no descriptor slots, clusters or quad-ordered B";
       return WalkResult::interrupt();
     }
     heur::MGroupedProblem problem;
-    // Unknown extents: DeepGEMM's m-grouped benchmark shape (4 experts of
-    // 8192 tokens, N = 4096, K = 7168).
-    problem.m = ShapedType::isDynamic(gemm.getM()) ? 32768 : gemm.getM();
+    problem.kind = static_cast<heur::Kind>(gemm.getKind());
+    // Unknown extents: DeepGEMM's benchmark shapes. m is M_sum (contiguous:
+    // 4 experts of 8192 tokens), M_max taken as the expected rows per group
+    // (masked: a decode step of 256 tokens per expert) or M (normal: 4096).
+    int64_t unknownM = 32768;
+    if (gemm.getKind() == GemmKind::m_grouped_masked)
+      unknownM = 256;
+    else if (gemm.getKind() == GemmKind::normal)
+      unknownM = 4096;
+    problem.m = ShapedType::isDynamic(gemm.getM()) ? unknownM : gemm.getM();
     problem.n = ShapedType::isDynamic(gemm.getN()) ? 4096 : gemm.getN();
     problem.k = ShapedType::isDynamic(gemm.getK()) ? 7168 : gemm.getK();
     problem.numGroups = gemm.getNumGroups();
@@ -69,6 +78,54 @@ struct SelectConfigPass
         !why.empty() || !(why = heur::checkConfig(config, target)).empty()) {
       gemm.emitOpError("dgemm-select-config found no valid configuration: ")
           << why;
+      return WalkResult::interrupt();
+    }
+    gemm.setConfigAttr(toConfigAttr(gemm.getContext(), config));
+    ++numSelected;
+    return WalkResult::advance();
+  }
+
+  /// The k-grouped kernel's configuration, for a k-grouped description or a
+  /// normal 1D1D one (one group whose K is the description's k).
+  WalkResult selectKGrouped(GemmOp gemm, const heur::Target &target,
+                            unsigned unsafeBits) {
+    heur::KGroupedProblem problem;
+    // Unknown M or N: plan for the largest shape of DeepGEMM's wgrad
+    // benchmarks, where the tile choice matters most.
+    problem.m = ShapedType::isDynamic(gemm.getM()) ? 4096 : gemm.getM();
+    problem.n = ShapedType::isDynamic(gemm.getN()) ? 7168 : gemm.getN();
+    problem.numGroups = gemm.getNumGroups();
+    problem.expectedKPerGroup = expectedK;
+    if (expectedK == 0 && !ShapedType::isDynamic(gemm.getK()))
+      problem.expectedKPerGroup = gemm.getK();
+    problem.inPlace = inPlace;
+    heur::KernelConfig config = heur::selectKGroupedConfig(problem, target);
+    // The overrides, applied as the runtime applies its own (one function
+    // in the heuristics library).
+    heur::ConfigOverrides overrides;
+    if (descSlots > 0)
+      overrides.descSlots = descSlots;
+    if (clusterM > 0)
+      overrides.clusterM = clusterM;
+    if (quadB >= 0)
+      overrides.quadB = quadB;
+    overrides.unsafe = unsafeBits;
+    std::string overrideError =
+        heur::applyOverrides(config, overrides, target, &problem);
+    if (!overrideError.empty()) {
+      gemm.emitOpError("dgemm-select-config: ") << overrideError;
+      return WalkResult::interrupt();
+    }
+    if (quadB == 1 && !config.quadB) {
+      gemm.emitOpError("dgemm-select-config: quad-b=1, but the kernel "
+                       "cannot read B in quad order (N % 16 == 0 and a "
+                       "block_n that checkConfig accepts with quad_b = 1)");
+      return WalkResult::interrupt();
+    }
+    std::string problemText = heur::checkConfig(config, target);
+    if (!problemText.empty()) {
+      gemm.emitOpError("dgemm-select-config found no valid configuration: ")
+          << problemText;
       return WalkResult::interrupt();
     }
     gemm.setConfigAttr(toConfigAttr(gemm.getContext(), config));
@@ -96,48 +153,9 @@ struct SelectConfigPass
     WalkResult result = getOperation().walk([&](GemmOp gemm) {
       if (gemm.getConfigAttr())
         return WalkResult::advance();
-      if (gemm.getKind() == GemmKind::m_grouped_contiguous)
-        return selectMGrouped(gemm, target, unsafeBits);
-      heur::KGroupedProblem problem;
-      // Unknown M or N: plan for the largest shape of DeepGEMM's wgrad
-      // benchmarks, where the tile choice matters most.
-      problem.m = ShapedType::isDynamic(gemm.getM()) ? 4096 : gemm.getM();
-      problem.n = ShapedType::isDynamic(gemm.getN()) ? 7168 : gemm.getN();
-      problem.numGroups = gemm.getNumGroups();
-      problem.expectedKPerGroup = expectedK;
-      problem.inPlace = inPlace;
-      heur::KernelConfig config = heur::selectKGroupedConfig(problem, target);
-      // The overrides, applied as the runtime applies its own (one
-      // function in the heuristics library).
-      heur::ConfigOverrides overrides;
-      if (descSlots > 0)
-        overrides.descSlots = descSlots;
-      if (clusterM > 0)
-        overrides.clusterM = clusterM;
-      if (quadB >= 0)
-        overrides.quadB = quadB;
-      overrides.unsafe = unsafeBits;
-      std::string overrideError =
-          heur::applyOverrides(config, overrides, target, &problem);
-      if (!overrideError.empty()) {
-        gemm.emitOpError("dgemm-select-config: ") << overrideError;
-        return WalkResult::interrupt();
-      }
-      if (quadB == 1 && !config.quadB) {
-        gemm.emitOpError("dgemm-select-config: quad-b=1, but the kernel "
-                         "cannot read B in quad order (N % 16 == 0 and a "
-                         "block_n that checkConfig accepts with quad_b = 1)");
-        return WalkResult::interrupt();
-      }
-      std::string problemText = heur::checkConfig(config, target);
-      if (!problemText.empty()) {
-        gemm.emitOpError("dgemm-select-config found no valid configuration: ")
-            << problemText;
-        return WalkResult::interrupt();
-      }
-      gemm.setConfigAttr(toConfigAttr(gemm.getContext(), config));
-      ++numSelected;
-      return WalkResult::advance();
+      if (gemm.getKernelKind() == GemmKind::k_grouped_contiguous)
+        return selectKGrouped(gemm, target, unsafeBits);
+      return selectMGrouped(gemm, target, unsafeBits);
     });
     if (result.wasInterrupted())
       signalPassFailure();

@@ -51,6 +51,40 @@ DGEMM_RUNTIME_EXPORT int dgemm_m_grouped_fp8_gemm_nt_contiguous(
     const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
     int32_t num_groups, void *stream, char *err, uint64_t err_len);
 
+/* Enqueues the m-grouped masked FP8 GEMM (the MoE decode step) on `stream`
+ * without synchronizing: for every group g and every row r <
+ * masked_m[g], d[g, r, :] (BF16) = (a[g, r, :] * sfa[g, r, kb]) . (b[g, :, :]
+ * * sfb[g, nb, kb])^T summed over 128-deep K blocks kb. a: FP8 [num_groups,
+ * m_max, k]; sfa: FP32, per group k/128 rows of align(m_max, 4) floats (the
+ * [num_groups, m_max, k/128] tensor of get_mn_major_tma_aligned_tensor); b:
+ * FP8 [num_groups, n, k]; sfb: FP32 [num_groups, ceil(n/128), k/128]; d: BF16
+ * [num_groups, m_max, n], rows r >= masked_m[g] neither computed nor
+ * written. masked_m: int32 [num_groups] on the device, read by the kernel
+ * only (never by the host: it may change between CUDA graph replays); a
+ * value outside [0, m_max] is clamped into it. expected_m >= 1: the rows per
+ * group the kernel choice plans for. k % 128 == 0, n % 8 == 0, num_groups *
+ * m_max <= 2^31 - 1. d must not overlap an input. Allocates nothing: may be
+ * captured into a CUDA graph. Thread-safe. */
+DGEMM_RUNTIME_EXPORT int dgemm_m_grouped_fp8_gemm_nt_masked(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *masked_m, int64_t m_max, int64_t n, int64_t k,
+    int32_t num_groups, int64_t expected_m, void *stream, char *err,
+    uint64_t err_len);
+
+/* Enqueues the normal FP8 1D2D GEMM on `stream` without synchronizing:
+ * d[r, :] (BF16) = (a[r, :] * sfa[r, kb]) . (b * sfb[nb, kb])^T summed over
+ * 128-deep K blocks kb, for every row r < m. a: FP8 [m, k]; sfa: FP32, k/128
+ * rows of align(m, 4) floats; b: FP8 [n, k]; sfb: FP32 [ceil(n/128), k/128];
+ * d: BF16 [m, n]. k % 128 == 0, n % 8 == 0. d must not overlap an input.
+ * Allocates nothing: may be captured into a CUDA graph. Thread-safe. (The
+ * 1D1D recipe with an FP32 d is dgemm_k_grouped_fp8_gemm_nt_contiguous with
+ * one group of k.) */
+DGEMM_RUNTIME_EXPORT int dgemm_fp8_gemm_nt(const void *a, const void *sfa,
+                                           const void *b, const void *sfb,
+                                           void *d, int64_t m, int64_t n,
+                                           int64_t k, void *stream, char *err,
+                                           uint64_t err_len);
+
 /* Enqueues d[g] = c[g] + A_g B_g^T (scaled) on `stream` (a CUstream; NULL is
  * the legacy default stream) without synchronizing. `workspace` may be NULL
  * (a runtime-owned buffer is used; not allowed during graph capture);

@@ -208,6 +208,12 @@ def DGemm_GemmOp : DGemm_Op<"gemm", [Symbol]> {
     K block ("1D1D"); `[1, 128, 128]` is per-row A scales with 128x128 block B
     scales ("1D2D"). BF16 operands take no recipe. `config` is optional and
     filled in by `dgemm-select-config`.
+
+    For `m_grouped_masked`, `m` is M_max, each group's rows of storage (of
+    which masked_m[g], a launch argument, are computed). `normal` has one
+    group; a `normal` 1D1D description (FP32 D) is computed by the k-grouped
+    kernel with one group of K (`getKernelKind`), a 1D2D one (BF16 D) by
+    the 1D2D kernel of kind `normal`.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, DGemm_GemmKindAttr:$kind,
                    DGemm_MajorLayoutAttr:$layout, I64Attr:$m, I64Attr:$n,
@@ -221,6 +227,13 @@ def DGemm_GemmOp : DGemm_Op<"gemm", [Symbol]> {
     `:` `(` $a_type `,` $b_type `)` `->` $d_type
     (`accumulate` $accumulate^)? (`recipe` $recipe^)? (`config` $config^)?
     attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// The kind of the kernel that computes this description, the kind of
+    /// its `config`: the description's own kind, except for a `normal` GEMM
+    /// with recipe [1, 1, 128], which the k-grouped kernel computes as one
+    /// group of K (k_grouped_contiguous).
+    GemmKind getKernelKind();
   }];
   let hasVerifier = 1;
 }
@@ -432,23 +445,33 @@ def DGemm_LoadBlockScaleOp : DGemm_Op<"load_block_scale", [Pure]> {
   let hasVerifier = 1;
 }
 
-def DGemm_StoreRowsOp : DGemm_Op<"store_rows"> {
+def DGemm_StoreRowsOp : DGemm_Op<"store_rows", [AttrSizedOperandSegments]> {
   let summary = "Writes a tile's sums to d as BF16, the rows of its group only";
   let description = [{
-    The m-grouped kernel's epilogue: every math thread converts its FP32
-    sums (as dgemm.epilogue's `sums`) to BF16 and stores them to d, an
-    M_sum x N row-major BF16 matrix, at rows m_block * block_m + r and
-    columns n_block * block_n + c, for the rows r whose grouped-layout entry
-    is `group` (padding rows, -1, and rows past M_sum are not written) and
-    the columns below N. A tile whose `group` is negative (all padding)
-    writes nothing. Plain global stores of the tile's own rows: no other
-    CTA writes them and no op of the kernel reads them, so the op declares
-    no resource.
+    The epilogue of the 1D2D kernels: every math thread converts its FP32
+    sums (as dgemm.epilogue's `sums`) to BF16 and stores them to d, a
+    row-major BF16 matrix of N columns, at columns n_block * block_n + c
+    below N and, for the tile rows r = m_block * block_m + i, as the kernel's
+    row mapping says:
+
+    - without `limit` (m_grouped_contiguous): d row r, for the rows below
+      M (the kernel's M, M_sum) whose grouped-layout entry is `group`
+      (padding rows, -1, are not written); a tile whose `group` is negative
+      (all padding) writes nothing;
+    - with `limit` (m_grouped_masked, normal): d row `group` * M + r, for
+      the rows r below `limit`, which must be in [0, M] (the kernel builder
+      clamps masked_m[g] into it): group g's rows are the g-th block of M
+      rows (M_max for masked; normal has group 0 and limit M).
+
+    Plain global stores of the tile's own rows: no other CTA writes them and
+    no op of the kernel reads them, so the op declares no resource.
   }];
   let arguments = (ins Variadic<VectorOfRankAndType<[1], [F32]>>:$sums,
-                   I32:$group, I32:$m_block, I32:$n_block);
+                   I32:$group, I32:$m_block, I32:$n_block,
+                   Optional<I32>:$limit);
   let assemblyFormat = [{
-    $sums `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)` attr-dict `:` type($sums)
+    $sums `group` `(` $group `)` `tile` `(` $m_block `,` $n_block `)`
+    (`limit` `(` $limit^ `)`)? attr-dict `:` type($sums)
   }];
   let hasVerifier = 1;
 }
