@@ -1,7 +1,7 @@
 // Every kernel kind dgemm builds, one description each: the bundle the runtime
 // loads is built from this file with every candidate configuration,
 //   dgemm-translate --dgemm-to-ptx examples/kernels.mlir --bundle-dir=DIR \
-//       --bundle-all-candidates
+//       (every candidate is the default)
 // (the k-grouped weight gradient of examples/seed_wgrad.mlir, the m-grouped
 // forward of examples/moe_forward.mlir, the masked MoE decode step, and the
 // normal FP8 GEMM: 1D2D with a BF16 D, and 1D1D with an FP32 D, which the
