@@ -21,6 +21,12 @@
 # DGEMM_DETERMINISM_ITERS (default 10000), DGEMM_BENCH (default
 # bench/bench.py), STEP_TIMEOUT (seconds per step, default 300),
 # DGEMM_SANITIZERS (0 skips the compute-sanitizer steps, default 1),
+# DGEMM_SKIP (step names not to run, e.g. "gpu-determinism pytest-gpu"; they
+# show as SKIP), DGEMM_GPU_FILTER (the gpu-correctness step's GoogleTest
+# filter, default every test but the determinism ones), DGEMM_PYTEST_ARGS
+# (pytest's arguments, default "-q -rs python"), DGEMM_CHECK_ARGS (extra
+# arguments of bench/check_m_grouped.py and bench/check_kinds.py, e.g.
+# --small),
 # DGEMM_INSTALL_DEEPGEMM (1: install DeepGEMM 2.8.2 from build-deps/ in the
 # background while the round runs, scripts/install_deepgemm.sh),
 # DGEMM_FIRST_CALL (1: bench/first_call.py --m-grouped at the end, cold, with
@@ -77,6 +83,9 @@ record() {
 run() {
   local name=$1 log=$2 start rc steplog
   shift 2
+  case " ${DGEMM_SKIP:-} " in
+    *" $name "*) skip "$name" "DGEMM_SKIP"; return ;;
+  esac
   steplog=$(mktemp)
   start=$(date +%s)
   echo "=== $name: $*" | tee -a "$log"
@@ -131,7 +140,7 @@ fi
 
 if [ -x "$GPU_TESTS" ]; then
   run gpu-correctness "$OUT/gpu-tests.log" env "${bundle_env[@]}" \
-    "$GPU_TESTS" --gtest_filter='-*Determinism*'
+    "$GPU_TESTS" --gtest_filter="${DGEMM_GPU_FILTER:--*Determinism*}"
   run gpu-determinism "$OUT/determinism.log" env "${bundle_env[@]}" \
     "$GPU_TESTS" --gtest_filter='*Determinism*'
   if [ "${DGEMM_SANITIZERS:-1}" = 0 ]; then
@@ -167,7 +176,7 @@ if [ -n "$BUNDLE" ] && python3 -c 'import torch, pytest' 2>/dev/null; then
   run pytest-gpu "$OUT/pytest.log" env PYTHONPATH=python \
     DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" DGEMM_KERNEL_DIR="$BUNDLE" \
     DGEMM_SEED_ITERS="${DGEMM_SEED_ITERS:-$DGEMM_DETERMINISM_ITERS}" \
-    python3 -m pytest -q -rs python
+    python3 -m pytest ${DGEMM_PYTEST_ARGS:--q -rs python}
 else
   skip pytest-gpu "no bundle or no torch/pytest"
 fi
@@ -181,7 +190,8 @@ mg_env=(PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so"
 if [ -n "$BUNDLE" ] && ls "$BUNDLE"/dgemm_mgrouped_* >/dev/null 2>&1 &&
    python3 -c 'import torch' 2>/dev/null; then
   run m-grouped "$OUT/pytest.log" env "${mg_env[@]}" \
-    python3 bench/check_m_grouped.py --repeats "${DGEMM_MGROUPED_REPEATS:-5}"
+    python3 bench/check_m_grouped.py --repeats "${DGEMM_MGROUPED_REPEATS:-5}" \
+    ${DGEMM_CHECK_ARGS:-}
   if [ "${DGEMM_SANITIZERS:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck synccheck; do
       run "mg-sanitizer-$tool" "$OUT/pytest.log" env "${mg_env[@]}" \
@@ -198,7 +208,8 @@ if [ -n "$BUNDLE" ] && [ -f bench/check_kinds.py ] &&
    ls "$BUNDLE"/dgemm_*masked* >/dev/null 2>&1 &&
    python3 -c 'import torch' 2>/dev/null; then
   run kinds "$OUT/pytest.log" env "${mg_env[@]}" \
-    python3 bench/check_kinds.py --repeats "${DGEMM_MGROUPED_REPEATS:-5}"
+    python3 bench/check_kinds.py --repeats "${DGEMM_MGROUPED_REPEATS:-5}" \
+    ${DGEMM_CHECK_ARGS:-}
   if [ "${DGEMM_SANITIZERS:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck; do
       run "kinds-sanitizer-$tool" "$OUT/pytest.log" env "${mg_env[@]}" \
