@@ -28,6 +28,7 @@ _LAZY = {
     "get_mk_alignment_for_contiguous_layout": "m_grouped",
     "get_tma_aligned_size": "m_grouped",
     "get_mn_major_tma_aligned_tensor": "m_grouped",
+    "transform_sf_into_required_layout": "m_grouped",
     "per_token_cast_to_fp8": "m_grouped",
     "per_block_cast_to_fp8": "m_grouped",
     "m_grouped_reference": "m_grouped",

@@ -54,6 +54,55 @@ def get_mn_major_tma_aligned_tensor(x: torch.Tensor) -> torch.Tensor:
     return out.squeeze(0) if squeeze else out
 
 
+def transform_sf_into_required_layout(
+    sf: torch.Tensor,
+    mn: int,
+    k: int,
+    recipe: Tuple[int, int, int],
+    num_groups: Optional[int] = None,
+    is_sfa: bool = False,
+    disable_ue8m0_cast: bool = False,
+) -> torch.Tensor:
+    """Scales in the layout the SM90 kernels read (DeepGEMM's function of the same name).
+
+    ``sf`` is float32 ``[ceil(mn / g0), ceil(k / g1)]`` (``[num_groups, ...]`` with groups) for
+    the granularity ``(g0, g1) = (recipe[0] if is_sfa else recipe[1], recipe[2])``:
+
+    - per-token scales, ``(1, 128)`` (sfa of every kernel, sfb of the 1D1D recipe): returned
+      MN-major with a TMA-aligned MN stride (:func:`get_mn_major_tma_aligned_tensor`);
+    - 128x128 block scales, ``(128, 128)`` (sfb of the 1D2D kernels, which read them from
+      global memory row-major): returned contiguous.
+
+    Packed UE8M0 scales (int32) are the SM100 kernels' format and are refused, as is any other
+    granularity; ``disable_ue8m0_cast`` is accepted for DeepGEMM's signature (SM90 keeps FP32).
+    """
+    del disable_ue8m0_cast  # SM90: the scales stay FP32
+    if not isinstance(sf, torch.Tensor):
+        raise TypeError(f"sf must be a torch.Tensor, got {type(sf).__name__}")
+    if len(tuple(recipe)) != 3:
+        raise ValueError(f"recipe must have 3 entries, got {recipe!r}")
+    gran = (recipe[0] if is_sfa else recipe[1], recipe[2])
+    if sf.dtype != torch.float32:
+        raise ValueError(f"sf must be float32 on SM90 (packed UE8M0 int32 scales are the SM100 "
+                         f"kernels' format), got {sf.dtype}")
+    if gran not in ((1, 128), (128, 128)):
+        raise ValueError(f"scale granularity {gran} (recipe {tuple(recipe)}, is_sfa={is_sfa}) "
+                         "is not one the SM90 kernels read: (1, 128) or (128, 128)")
+    want_dim = 2 if num_groups is None else 3
+    if sf.dim() != want_dim:
+        raise ValueError(f"sf must be {want_dim}-D (num_groups={num_groups}), got "
+                         f"{list(sf.shape)}")
+    want = [(mn + gran[0] - 1) // gran[0], (k + gran[1] - 1) // gran[1]]
+    if num_groups is not None:
+        want = [num_groups] + want
+    if list(sf.shape) != want:
+        raise ValueError(f"sf must have shape {want} for mn={mn}, k={k} and granularity {gran}, "
+                         f"got {list(sf.shape)}")
+    if gran == (1, 128):
+        return get_mn_major_tma_aligned_tensor(sf)
+    return sf.contiguous()
+
+
 def per_token_cast_to_fp8(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
     """``x`` ``[M, K]`` (K a multiple of 128) as FP8 with one FP32 scale per row and 128-wide K block.
 

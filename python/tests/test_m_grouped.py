@@ -99,3 +99,34 @@ def test_bad_arguments_name_the_argument(over, exc, match):
 def test_cpu_tensors_are_refused_before_any_launch():
     with pytest.raises(ValueError, match="d must be a CUDA tensor"):
         _call()
+
+
+def test_transform_sf_into_required_layout_per_token_is_mn_major_and_aligned():
+    sf = torch.randn(130, 4)  # sfa of M = 130, K = 512
+    out = dgemm.transform_sf_into_required_layout(sf, 130, 512, (1, 128, 128), is_sfa=True)
+    assert torch.equal(out, sf)
+    assert out.stride() == (1, 132)
+    # The 1D1D recipe's sfb is per token too; with groups, each group MN-major.
+    g = torch.randn(3, 130, 4)
+    out = dgemm.transform_sf_into_required_layout(g, 130, 512, (1, 1, 128), num_groups=3)
+    assert torch.equal(out, g) and out.stride() == (4 * 132, 1, 132)
+
+
+def test_transform_sf_into_required_layout_block_scales_stay_row_major():
+    sf = torch.randn(2, 4, 3).transpose(1, 2)  # [G, ceil(N/128), K/128], not contiguous
+    out = dgemm.transform_sf_into_required_layout(sf, 384, 512, (1, 128, 128), num_groups=2)
+    assert torch.equal(out, sf) and out.is_contiguous()
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(sf=torch.zeros(2, 4, dtype=torch.int32), mn=2, k=512, recipe=(1, 128, 128),
+          is_sfa=True), "float32 on SM90"),
+    (dict(sf=torch.zeros(2, 4), mn=2, k=512, recipe=(1, 64, 128)), r"granularity \(64, 128\)"),
+    (dict(sf=torch.zeros(3, 4), mn=2, k=512, recipe=(1, 128, 128), is_sfa=True),
+     r"shape \[2, 4\]"),
+    (dict(sf=torch.zeros(2, 4), mn=2, k=512, recipe=(1, 128, 128), is_sfa=True, num_groups=1),
+     "3-D"),
+])
+def test_transform_sf_into_required_layout_refuses(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        dgemm.transform_sf_into_required_layout(**kwargs)
