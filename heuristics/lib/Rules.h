@@ -4,6 +4,7 @@
 #define DGEMM_HEURISTICS_LIB_RULES_H
 
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -13,6 +14,31 @@ namespace detail {
 
 /// ceil(a / b) for a >= 0 and b > 0, without the overflow of a + b - 1.
 inline int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+// Saturating arithmetic: sizes derived from a config or problem that the
+// checks reject must still be computable (and compare as too large), never
+// overflow.
+inline int64_t satAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? kInt64Max : kInt64Min;
+  return r;
+}
+
+inline int64_t satMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    return (a < 0) != (b < 0) ? kInt64Min : kInt64Max;
+  return r;
+}
+
+/// `value` rounded up to a multiple of `align` (> 0), saturating.
+inline int64_t alignTo(int64_t value, int64_t align) {
+  return satAdd(value, align - 1) / align * align;
+}
 
 /// "<field> must <rule>, got <got>": every rule's message.
 inline std::string violation(const char *field, const std::string &rule,
