@@ -28,8 +28,12 @@ bool dgemm::heuristics::isOneDTwoDKind(Kind kind) {
 
 std::string
 dgemm::heuristics::checkMGroupedProblem(const MGroupedProblem &p) {
+  // M is named as the kind's entry point names it.
+  const char *mName = p.kind == Kind::MGroupedMasked ? "m_max"
+                      : p.kind == Kind::Normal       ? "m"
+                                                     : "m_sum";
   std::pair<const char *, int64_t> fields[] = {
-      {"m", p.m}, {"n", p.n}, {"k", p.k}, {"num_groups", p.numGroups}};
+      {mName, p.m}, {"n", p.n}, {"k", p.k}, {"num_groups", p.numGroups}};
   for (auto [name, value] : fields)
     if (value < 1 || value > kMaxProblemExtent)
       return violation(name, "be in [1, 2^31 - 1]", value);

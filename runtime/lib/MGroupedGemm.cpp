@@ -97,15 +97,11 @@ Status checkRowMapping(const MGroupedArgs &args) {
 } // namespace
 
 Status dgemm::runtime::checkMGroupedArguments(const MGroupedArgs &args) {
-  const char *mName = args.kind == Kind::MGroupedMasked ? "m_max"
-                      : args.kind == Kind::Normal       ? "m"
-                                                        : "m_sum";
   heuristics::MGroupedProblem problem{args.mSum, args.n, args.k,
-                                      args.numGroups};
+                                      args.numGroups, args.kind};
   if (std::string why = heuristics::checkMGroupedProblem(problem);
       !why.empty())
-    return invalid("argument " +
-                   (why.rfind("m ", 0) == 0 ? mName + why.substr(1) : why));
+    return invalid("argument " + why);
   if (args.k % 128 != 0)
     return invalid("argument 'k' must be a multiple of 128 (the FP8 scales "
                    "cover 128-deep K blocks), got " +

@@ -42,7 +42,8 @@ struct MGroupedProblem {
 
 /// "" if every extent of `problem` is in [1, kMaxProblemExtent] (m, n, k,
 /// numGroups) and n * numGroups fits one too (B's rows, one tensor map),
-/// else a message naming the first field out of range. The caller checks
+/// else a message naming the first field out of range (M as the kind's entry
+/// point names it: m_sum, m_max or m). The caller checks
 /// what is particular to a kind (masked: M_max; normal: one group).
 std::string checkMGroupedProblem(const MGroupedProblem &problem);
 

@@ -75,14 +75,12 @@ struct SelectConfigPass
     overrides.unsafe = unsafeBits;
     if (std::string why = heur::applyOverrides(config, overrides, target,
                                                /*problem=*/nullptr);
-        !why.empty() || !(why = heur::checkConfig(config, target)).empty()) {
+        !why.empty()) {
       gemm.emitOpError("dgemm-select-config found no valid configuration: ")
           << why;
       return WalkResult::interrupt();
     }
-    gemm.setConfigAttr(toConfigAttr(gemm.getContext(), config));
-    ++numSelected;
-    return WalkResult::advance();
+    return record(gemm, config, target);
   }
 
   /// The k-grouped kernel's configuration, for a k-grouped description or a
@@ -122,10 +120,15 @@ struct SelectConfigPass
                        "block_n that checkConfig accepts with quad_b = 1)");
       return WalkResult::interrupt();
     }
-    std::string problemText = heur::checkConfig(config, target);
-    if (!problemText.empty()) {
+    return record(gemm, config, target);
+  }
+
+  /// Checks the chosen configuration and records it on the description.
+  WalkResult record(GemmOp gemm, const heur::KernelConfig &config,
+                    const heur::Target &target) {
+    if (std::string why = heur::checkConfig(config, target); !why.empty()) {
       gemm.emitOpError("dgemm-select-config found no valid configuration: ")
-          << problemText;
+          << why;
       return WalkResult::interrupt();
     }
     gemm.setConfigAttr(toConfigAttr(gemm.getContext(), config));
