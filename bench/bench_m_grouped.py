@@ -1,6 +1,6 @@
 """Benchmark of the m-grouped contiguous FP8 GEMM beside its peers, in one process.
 
-    python bench/bench_m_grouped.py [--reps 30] [--shapes deepgemm|all]
+    python bench/bench_m_grouped.py [--reps 30] [--shapes deepgemm|all] [--variant NAME=DIR ...]
 
 For each shape, on the same operands (per-token FP8 A with 1x128 FP32 scales,
 per-block FP8 B with 128x128 FP32 scales, BF16 d, each expert's rows padded to
@@ -12,11 +12,18 @@ takes row/column-wise scales only). Each timing: L2 flushed (a 256 MiB write)
 before every call, CUDA events around the call alone, median of ``--reps``
 calls after 3 warm-up calls. TFLOPS = 2 * (valid rows) * N * K / time. dgemm's
 result is checked against DeepGEMM's (calc_diff) before timing.
+
+``--variant NAME=DIR`` (repeatable) also times dgemm with the kernel bundle in
+DIR (an experiment's kernels, same entry names), in the same process on the
+same operands, after checking that its output is bitwise equal to the
+default bundle's; the default bundle is the one calls use without it
+(DGEMM_KERNEL_DIR or the package's).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 
 import torch
@@ -51,7 +58,22 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--shapes", default="deepgemm")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=DIR",
+                   help="also time the kernel bundle in DIR, labelled NAME")
     args = p.parse_args()
+    variants = []
+    for v in args.variant:
+        name, sep, path = v.partition("=")
+        if not sep or not name or not os.path.isdir(path):
+            p.error(f"--variant {v!r}: expected NAME=DIR with DIR a kernel bundle directory")
+        variants.append((name, os.path.abspath(path)))
+    # The environment overrides set_kernel_dir: hold the default bundle in the API instead.
+    default_dir = os.environ.pop("DGEMM_KERNEL_DIR", None)
+    if default_dir:
+        dgemm.set_kernel_dir(default_dir)
+    elif variants:
+        from dgemm._runtime import check_kernel_bundle
+        default_dir = check_kernel_bundle()["dir"]
     try:
         import deep_gemm  # noqa: F401
         dg = deep_gemm
@@ -66,7 +88,8 @@ def main():
         shapes += [(8, 4096, 4096, 7168), (16, 2048, 7168, 2048), (4, 128, 4096, 7168)]
     flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
     print(f"{'G':>3} {'m/grp':>6} {'N':>5} {'K':>5} | {'dgemm':>8} {'DeepGEMM':>9} {'ratio':>6} "
-          f"{'torch bf16':>10} | diff vs DG   (TFLOPS)")
+          f"{'torch bf16':>10} | diff vs DG"
+          + "".join(f" | {n:>10} {'ratio':>6}" for n, _ in variants) + "   (TFLOPS)")
     for g, mpg, n, k in shapes:
         torch.manual_seed(0)
         tokens = [mpg] * g
@@ -119,8 +142,26 @@ def main():
             print(f"  torch._grouped_mm failed: {type(e).__name__}: {e}")
         tf = lambda t: f"{flops / t / 1e12:8.1f}" if t else f"{'-':>8}"
         ratio = f"{t_dg / t_ours:6.3f}" if t_dg else f"{'-':>6}"
+        cols = []
+        for name, path in variants:
+            dgemm.set_kernel_dir(path)
+            try:
+                expected = d.clone()
+                d.fill_(float("nan"))
+                ours()
+                torch.cuda.synchronize()
+                if not torch.equal(d[layout >= 0], expected[layout >= 0]):
+                    cols.append(f" | {'NOT EQUAL':>10} {'-':>6}")
+                else:
+                    t_v = timed(ours, args.reps, flush)
+                    cols.append(f" | {flops / t_v / 1e12:10.1f} {t_ours / t_v:6.3f}")
+            except Exception as e:
+                cols.append(f" | failed: {type(e).__name__}: {e}")
+            finally:
+                dgemm.set_kernel_dir(default_dir or "")
         print(f"{g:>3} {mpg:>6} {n:>5} {k:>5} | {tf(t_ours)} {tf(t_dg):>9} {ratio} "
-              f"{tf(t_torch):>10} | {diff if diff is None else f'{diff:.2e}'}", flush=True)
+              f"{tf(t_torch):>10} | {diff if diff is None else f'{diff:.2e}'}" + "".join(cols),
+              flush=True)
 
 
 if __name__ == "__main__":
