@@ -5,7 +5,10 @@
 Each case: fresh random operands, per-token / per-block FP8 casts, d poisoned
 with NaN, one call compared with an FP32 reference of the dequantized
 operands (TF32 off) by DeepGEMM's calc_diff (< 1e-3), padding rows checked
-still poisoned, then R more calls on the same inputs compared bitwise.
+still poisoned, then R more calls on the same inputs compared bitwise, then
+the same experts given by prefix sums (use_psum_layout=True: expert e's rows
+start at the 128-row boundary after expert e-1's end, as in the per-row
+layout) compared bitwise with the per-row layout's result, gaps included.
 Prints one line per case and exits nonzero if any fails. --small runs the
 cases small enough for compute-sanitizer.
 """
@@ -34,6 +37,15 @@ def make_layout(tokens, device):
     if not rows:
         rows = [-1] * ALIGN
     return torch.tensor(rows, dtype=torch.int32, device=device)
+
+
+def psum_of(tokens, device):
+    """The prefix sums that put expert e's rows where make_layout puts them."""
+    psum, start = [], 0
+    for t in tokens:
+        psum.append(start + t)
+        start += (t + ALIGN - 1) // ALIGN * ALIGN
+    return torch.tensor(psum, dtype=torch.int32, device=device)
 
 
 def run_case(name, tokens, n, k, repeats, gen):
@@ -71,6 +83,18 @@ def run_case(name, tokens, n, k, repeats, gen):
         if not torch.equal(d2.view(torch.int16), first.view(torch.int16)):
             ok = False
             notes.append("non-deterministic")
+            break
+    psum = psum_of(tokens, dev)
+    if not torch.equal(dgemm.psum_to_grouped_layout(psum, m), layout):
+        ok = False
+        notes.append("psum_to_grouped_layout differs from the per-row layout")
+    for i in range(max(1, repeats)):
+        d3 = torch.full_like(d, float("nan"))
+        dgemm.m_grouped_fp8_gemm_nt_contiguous(a, b, d3, psum, use_psum_layout=True,
+                                               check_grouped_layout=(i == 0))
+        if not torch.equal(d3.view(torch.int16), first.view(torch.int16)):
+            ok = False
+            notes.append("psum layout differs from the per-row layout")
             break
     torch.cuda.synchronize()
     print(f"{'PASS' if ok else 'FAIL'} {name}: G={g} M_sum={m} N={n} K={k} "

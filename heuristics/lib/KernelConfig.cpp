@@ -143,13 +143,15 @@ const char *dgemm::heuristics::kindName(Kind kind) {
     return "m_grouped_masked";
   case Kind::KGroupedContiguous:
     return "k_grouped_contiguous";
+  case Kind::MGroupedContiguousPsum:
+    return "m_grouped_contiguous_psum";
   }
   return "invalid";
 }
 
 std::optional<Kind> dgemm::heuristics::parseKind(std::string_view name) {
   for (Kind k : {Kind::Normal, Kind::MGroupedContiguous, Kind::MGroupedMasked,
-                 Kind::KGroupedContiguous})
+                 Kind::KGroupedContiguous, Kind::MGroupedContiguousPsum})
     if (name == kindName(k))
       return k;
   return std::nullopt;

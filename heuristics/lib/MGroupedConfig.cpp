@@ -23,7 +23,7 @@ constexpr int kCandidateBlockN[] = {128, 64, 32, 16};
 
 bool dgemm::heuristics::isOneDTwoDKind(Kind kind) {
   return kind == Kind::MGroupedContiguous || kind == Kind::MGroupedMasked ||
-         kind == Kind::Normal;
+         kind == Kind::MGroupedContiguousPsum || kind == Kind::Normal;
 }
 
 std::string
@@ -48,8 +48,9 @@ std::string dgemm::heuristics::checkMGroupedConfig(const KernelConfig &c,
                                                    const Target &target) {
   if (!isOneDTwoDKind(c.kind))
     return violation("kind",
-                     "be m_grouped_contiguous (1), m_grouped_masked (2) or "
-                     "normal (0) for a 1D2D kernel",
+                     "be m_grouped_contiguous (1), m_grouped_masked (2), "
+                     "m_grouped_contiguous_psum (4) or normal (0) for a 1D2D "
+                     "kernel",
                      int(c.kind));
   if (c.blockM != 64 && c.blockM != 128)
     return violation("block_m",
@@ -111,6 +112,9 @@ std::string dgemm::heuristics::mGroupedEntryName(const KernelConfig &c) {
   switch (c.kind) {
   case Kind::MGroupedMasked:
     os << "dgemm_mgrouped_masked_fp8_1d2d";
+    break;
+  case Kind::MGroupedContiguousPsum:
+    os << "dgemm_mgrouped_psum_fp8_1d2d";
     break;
   case Kind::Normal:
     os << "dgemm_normal_fp8_1d2d";

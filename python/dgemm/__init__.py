@@ -32,6 +32,7 @@ _LAZY = {
     "per_token_cast_to_fp8": "m_grouped",
     "per_block_cast_to_fp8": "m_grouped",
     "m_grouped_reference": "m_grouped",
+    "psum_to_grouped_layout": "m_grouped",
     "m_grouped_fp8_gemm_nt_masked": "masked",
     "m_grouped_masked_reference": "masked",
     "fp8_gemm_nt": "normal",

@@ -233,6 +233,26 @@ def m_grouped_launch(
     _raise_for(rc, err)
 
 
+def psum_launch(
+    a: int, sfa: int, b: int, sfb: int, d: int, psum: int,
+    m_sum: int, n: int, k: int, num_groups: int, expected_m: int, stream: int,
+) -> None:
+    """Enqueues the m-grouped kernel with the prefix-sum layout on ``stream`` (expected_m 0:
+    no hint); raises on a non-zero return code."""
+    lib = load()
+    fn = getattr(lib, "dgemm_m_grouped_fp8_gemm_nt_contiguous_psum", None)
+    if fn is None:
+        raise RuntimeError(f"{loaded_path()} has no dgemm_m_grouped_fp8_gemm_nt_contiguous_psum "
+                           f"(an older runtime library): use_psum_layout=True needs a newer one")
+    vp, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
+    fn.argtypes = [vp, vp, vp, vp, vp, vp, i64, i64, i64, i32, i64, vp,
+                   ctypes.POINTER(ctypes.c_char), ctypes.c_uint64]
+    fn.restype = ctypes.c_int
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    rc = fn(a, sfa, b, sfb, d, psum, m_sum, n, k, num_groups, expected_m, stream, err, _ERR_LEN)
+    _raise_for(rc, err)
+
+
 def masked_launch(
     a: int, sfa: int, b: int, sfb: int, d: int, masked_m: int,
     m_max: int, n: int, k: int, num_groups: int, expected_m: int, stream: int,

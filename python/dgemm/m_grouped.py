@@ -178,6 +178,84 @@ def _check_layout_values(grouped_layout: torch.Tensor, num_groups: int) -> None:
             "segment, so that no 128-row tile holds two experts")
 
 
+def _check_psum_values(psum: torch.Tensor, m: int) -> None:
+    """One device reduction and one synchronization: psum ascending, within [0, M_sum]."""
+    prev = torch.cat([psum.new_zeros(1), psum[:-1]])
+    flags = torch.stack([((psum < 0) | (psum > m)).any(), (psum < prev).any()]).tolist()
+    if flags[0]:
+        raise ValueError(f"grouped_layout (use_psum_layout=True) must hold prefix sums of rows "
+                         f"in [0, M_sum = {m}]")
+    if flags[1]:
+        raise ValueError("grouped_layout (use_psum_layout=True) must be ascending: prefix sums "
+                         "of the experts' rows")
+
+
+def _check_contiguous(x, sfa, w, sfb, d, gl, use_psum_layout, addresses):
+    """Every rule of the contiguous GEMM on the op's arguments; returns (G, M_sum, N, K)."""
+    x = rules.tensor("a[0]", x, torch.float8_e4m3fn, 2)
+    sfa = rules.tensor("sfa", sfa, torch.float32, 2)
+    w = rules.tensor("b[0]", w, torch.float8_e4m3fn, 3)
+    sfb = rules.tensor("sfb", sfb, torch.float32, 3)
+    d = rules.tensor("d", d, torch.bfloat16, 2)
+    gl = rules.tensor("grouped_layout", gl, torch.int32, 1)
+    m, k = x.shape
+    g, n, kw = w.shape
+    if kw != k:
+        raise ValueError(f"b[0] must be [G, N, K] with K = {k} (a's K), got {list(w.shape)}")
+    if g < 1:
+        raise ValueError(f"num_groups G = b[0].shape[0] must be >= 1, got {g}")
+    rules.check_extents("M_sum", m, n, k)
+    kb = k // rules.BLOCK_K
+    want_gl = (g,) if use_psum_layout else (m,)
+    shapes = (("d", d, (m, n)), ("sfa", sfa, (m, kb)), ("sfb", sfb, (g, (n + 127) // 128, kb)),
+              ("grouped_layout", gl, want_gl))
+    for name, t, want in shapes:
+        if tuple(t.shape) != want:
+            what = ""
+            if name == "grouped_layout":
+                what = (" ([G] prefix sums with use_psum_layout=True)" if use_psum_layout
+                        else " ([M_sum], one expert per row)")
+            raise ValueError(f"{name} must have shape {list(want)}{what}, got {list(t.shape)}")
+    rules.check_contiguous((("a[0]", x), ("b[0]", w), ("sfb", sfb), ("d", d),
+                            ("grouped_layout", gl)))
+    rules.check_sfa_layout(sfa)
+    rules.check_devices((("a[0]", x), ("sfa", sfa), ("b[0]", w), ("sfb", sfb), ("d", d),
+                         ("grouped_layout", gl)), d)
+    if addresses:
+        rules.check_alignment((("a[0]", x, 16), ("sfa", sfa, 16), ("b[0]", w, 16),
+                               ("sfb", sfb, 4), ("d", d, 16), ("grouped_layout", gl, 4)))
+    return g, m, n, k
+
+
+# The GEMM as a torch custom op (torch.ops.dgemm.m_grouped_fp8_gemm_nt_contiguous), both
+# layouts: it writes d and returns nothing, so torch.compile, FakeTensor and meta tensors
+# see it as such. expected_m 0: no hint.
+@torch.library.custom_op("dgemm::m_grouped_fp8_gemm_nt_contiguous", mutates_args=("d",))
+def _contiguous_op(x: torch.Tensor, sfa: torch.Tensor, w: torch.Tensor, sfb: torch.Tensor,
+                   d: torch.Tensor, grouped_layout: torch.Tensor, use_psum_layout: bool,
+                   expected_m: int) -> None:
+    g, m, n, k = _check_contiguous(x, sfa, w, sfb, d, grouped_layout, use_psum_layout,
+                                   addresses=True)
+    if m == 0:
+        return
+    _runtime.load()
+    with torch.cuda.device(d.device):
+        stream = torch.cuda.current_stream(d.device)
+        ptrs = (x.data_ptr(), sfa.data_ptr(), w.data_ptr(), sfb.data_ptr(), d.data_ptr(),
+                grouped_layout.data_ptr())
+        if use_psum_layout:
+            _runtime.psum_launch(*ptrs, m, n, k, g, expected_m, stream.cuda_stream)
+        else:
+            _runtime.m_grouped_launch(*ptrs, m, n, k, g, stream.cuda_stream)
+
+
+@_contiguous_op.register_fake
+def _contiguous_fake(x, sfa, w, sfb, d, grouped_layout, use_psum_layout, expected_m) -> None:
+    # Every rule but the pointer ones, so a traced call fails as an eager one would.
+    _check_contiguous(x, sfa, w, sfb, d, grouped_layout, use_psum_layout, addresses=False)
+    return None
+
+
 def m_grouped_fp8_gemm_nt_contiguous(
     a: Tuple[torch.Tensor, torch.Tensor],
     b: Tuple[torch.Tensor, torch.Tensor],
@@ -191,78 +269,69 @@ def m_grouped_fp8_gemm_nt_contiguous(
     *,
     check_grouped_layout: bool = True,
 ) -> None:
-    """``d[r] = (x[r] * sfa[r]) . (w[e] * sfb[e])^T`` for every row r of expert ``e = grouped_layout[r]``.
+    """``d[r] = (x[r] * sfa[r]) . (w[e] * sfb[e])^T`` for every row r of an expert ``e``.
 
     - ``a = (x, sfa)``: x float8_e4m3fn ``[M_sum, K]`` row-major (K a multiple of 128);
       sfa float32 ``[M_sum, K / 128]``, per token and 128-wide K block, any strides (copied
       into ``get_mn_major_tma_aligned_tensor``'s layout when not already in it).
     - ``b = (w, sfb)``: w float8_e4m3fn ``[G, N, K]`` contiguous; sfb float32
       ``[G, ceil(N / 128), K / 128]`` contiguous, per 128x128 block.
-    - ``d``: bfloat16 ``[M_sum, N]`` contiguous (N a multiple of 8); rows of padding are not
-      written.
-    - ``grouped_layout``: int32 ``[M_sum]`` on d's device, the expert of each row or -1;
-      every expert's rows start at a multiple of ``get_mk_alignment_for_contiguous_layout()``.
+    - ``d``: bfloat16 ``[M_sum, N]`` contiguous (N a multiple of 8); rows of no expert
+      (padding, gaps) are not written.
+    - ``grouped_layout``: int32 on d's device. Without ``use_psum_layout``: ``[M_sum]``, the
+      expert of each row or -1 (padding); every expert's rows start at a multiple of
+      ``get_mk_alignment_for_contiguous_layout()``. With ``use_psum_layout=True``: ``[G]``,
+      prefix sums of the experts' rows (DeepGEMM's psum layout): expert e's rows are
+      ``[align(psum[e - 1], 128), psum[e])``, expert 0's from row 0; the rows from
+      ``psum[e]`` to the next multiple of 128 are gaps, neither computed nor written. The
+      kernel reads it on the device (the host does not, unless ``check_grouped_layout``).
+    - ``expected_m_for_psum_layout``: with the psum layout only, None or the expected rows
+      per expert (a positive int), which the kernel choice plans for.
     - ``recipe`` None or ``(1, 128, 128)``; ``compiled_dims`` and ``disable_ue8m0_cast`` are
-      accepted and ignored (scales are FP32); ``use_psum_layout`` must be False.
+      accepted and ignored (scales are FP32).
     - ``check_grouped_layout``: check grouped_layout's values on the device first (one
-      synchronization; pass False under CUDA graph capture). Without the check, a row of an
-      expert that does not start its 128-row tile is left unwritten, and an expert outside
-      [0, G) is treated as padding.
+      synchronization; pass False under CUDA graph capture or torch.compile). Without the
+      check, a row of an expert that does not start its 128-row tile is left unwritten and
+      an expert outside [0, G) is treated as padding; a psum value is clamped into
+      [0, M_sum] (never an out-of-bounds access).
 
-    Runs on the current stream of d's device; returns without synchronizing.
+    Runs on the current stream of d's device; returns without synchronizing. A thin wrapper
+    over the custom op ``torch.ops.dgemm.m_grouped_fp8_gemm_nt_contiguous`` (mutates d; its
+    fake implementation checks every rule but the pointer ones).
     """
-    if recipe is not None and tuple(recipe) != (1, 128, 128):
-        raise ValueError(f"recipe must be None or (1, 128, 128) (the 1D2D recipe), got {recipe}")
-    if not isinstance(compiled_dims, str):
-        raise TypeError(f"compiled_dims must be a str, got {type(compiled_dims).__name__}")
-    if use_psum_layout or expected_m_for_psum_layout is not None:
-        raise ValueError("use_psum_layout=True is not supported: no dgemm kernel reads the "
-                         "prefix-sum layout yet; pass the per-row grouped_layout")
-    if not isinstance(a, (tuple, list)) or len(a) != 2:
-        raise TypeError("a must be a pair (x_fp8, sfa)")
-    if not isinstance(b, (tuple, list)) or len(b) != 2:
-        raise TypeError("b must be a pair (w_fp8, sfb)")
-    x = rules.tensor("a[0]", a[0], torch.float8_e4m3fn, 2)
-    sfa = rules.tensor("sfa", a[1], torch.float32, 2)
-    w = rules.tensor("b[0]", b[0], torch.float8_e4m3fn, 3)
-    sfb = rules.tensor("sfb", b[1], torch.float32, 3)
-    d = rules.tensor("d", d, torch.bfloat16, 2)
-    gl = rules.tensor("grouped_layout", grouped_layout, torch.int32, 1)
-    m, k = x.shape
-    g, n, kw = w.shape
-    if kw != k:
-        raise ValueError(f"b[0] must be [G, N, K] with K = {k} (a's K), got {list(w.shape)}")
-    if k % 128 != 0:
-        raise ValueError(f"K must be a multiple of 128, got {k}")
-    if n % 8 != 0:
-        raise ValueError(f"N must be a multiple of 8 (16-byte rows of the BF16 d), got {n}")
-    if tuple(d.shape) != (m, n):
-        raise ValueError(f"d must be [M_sum, N] = {[m, n]}, got {list(d.shape)}")
-    if tuple(sfa.shape) != (m, k // 128):
-        raise ValueError(f"sfa must be [M_sum, K / 128] = {[m, k // 128]}, got {list(sfa.shape)}")
-    want_sfb = (g, (n + 127) // 128, k // 128)
-    if tuple(sfb.shape) != want_sfb:
-        raise ValueError(f"sfb must be [G, ceil(N / 128), K / 128] = {list(want_sfb)}, "
-                         f"got {list(sfb.shape)}")
-    if tuple(gl.shape) != (m,):
-        raise ValueError(f"grouped_layout must be [M_sum] = [{m}], got {list(gl.shape)}")
-    for name, t in (("a[0]", x), ("b[0]", w), ("sfb", sfb), ("d", d), ("grouped_layout", gl)):
-        if not t.is_contiguous():
-            raise ValueError(f"{name} must be contiguous")
-    if not d.is_cuda:
-        raise ValueError(f"d must be a CUDA tensor, got device {d.device}")
-    for name, t in (("a[0]", x), ("sfa", sfa), ("b[0]", w), ("sfb", sfb),
-                    ("grouped_layout", gl)):
-        if t.device != d.device:
-            raise ValueError(f"{name} must be on d's device {d.device}, got {t.device}")
-    if m == 0:
-        return
+    rules.check_recipe(recipe)
+    rules.check_flags(compiled_dims, disable_ue8m0_cast)
+    if not isinstance(use_psum_layout, bool):
+        raise TypeError(f"use_psum_layout must be a bool, got {type(use_psum_layout).__name__}")
+    expected_m = 0
+    if expected_m_for_psum_layout is not None:
+        if not use_psum_layout:
+            raise ValueError("expected_m_for_psum_layout needs use_psum_layout=True")
+        expected_m = rules.int_at_least("expected_m_for_psum_layout",
+                                        expected_m_for_psum_layout, 1)
+    x, sfa = rules.split_pair("a", a)
+    w, sfb = rules.split_pair("b", b)
+    sfa = get_mn_major_tma_aligned_tensor(rules.tensor("sfa", sfa, torch.float32, 2))
     if check_grouped_layout:
-        _check_layout_values(gl, g)
-    sfa = get_mn_major_tma_aligned_tensor(sfa)
-    _runtime.load()
-    with torch.cuda.device(d.device):
-        stream = torch.cuda.current_stream(d.device)
-        _runtime.m_grouped_launch(
-            x.data_ptr(), sfa.data_ptr(), w.data_ptr(), sfb.data_ptr(), d.data_ptr(),
-            gl.data_ptr(), m, n, k, g, stream.cuda_stream)
+        g, m, _, _ = _check_contiguous(x, sfa, w, sfb, d, grouped_layout, use_psum_layout,
+                                       addresses=False)
+        if m and use_psum_layout:
+            _check_psum_values(grouped_layout, m)
+        elif m:
+            _check_layout_values(grouped_layout, g)
+    torch.ops.dgemm.m_grouped_fp8_gemm_nt_contiguous(x, sfa, w, sfb, d, grouped_layout,
+                                                     use_psum_layout, expected_m)
+
+
+def psum_to_grouped_layout(psum: torch.Tensor, m_sum: int) -> torch.Tensor:
+    """The per-row grouped layout ``[M_sum]`` (expert or -1) that the prefix sums ``psum``
+    (``[G]``, use_psum_layout's) describe: expert e's rows ``[align(psum[e - 1], 128),
+    psum[e])``, -1 elsewhere. For references and tests."""
+    ends = psum.long().tolist()
+    layout = torch.full((m_sum,), -1, dtype=torch.int32, device=psum.device)
+    start = 0
+    for e, end in enumerate(ends):
+        if end > start:
+            layout[start:end] = e
+        start = (end + _ALIGNMENT - 1) // _ALIGNMENT * _ALIGNMENT
+    return layout

@@ -62,7 +62,7 @@ struct StubMCall {
   uint64_t err_len;
   int64_t calls;
   int64_t expected_m; /* masked only; -1 otherwise */
-  int32_t entry;      /* 0: contiguous, 1: masked, 2: normal */
+  int32_t entry;      /* 0: contiguous, 1: masked, 2: normal, 3: psum */
 };
 
 static struct StubMCall last_m;
@@ -97,6 +97,15 @@ int dgemm_m_grouped_fp8_gemm_nt_contiguous(
     int32_t num_groups, void *stream, char *err, uint64_t err_len) {
   return record_m(0, a, sfa, b, sfb, d, grouped_layout, m_sum, n, k,
                   num_groups, -1, stream, err, err_len);
+}
+
+int dgemm_m_grouped_fp8_gemm_nt_contiguous_psum(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *psum, int64_t m_sum, int64_t n, int64_t k,
+    int32_t num_groups, int64_t expected_m, void *stream, char *err,
+    uint64_t err_len) {
+  return record_m(3, a, sfa, b, sfb, d, psum, m_sum, n, k, num_groups,
+                  expected_m, stream, err, err_len);
 }
 
 int dgemm_m_grouped_fp8_gemm_nt_masked(

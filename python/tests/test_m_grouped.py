@@ -80,13 +80,20 @@ def _call(**over):
 
 @pytest.mark.parametrize("over, exc, match", [
     (dict(recipe=(1, 1, 128)), ValueError, "recipe must be None or"),
-    (dict(use_psum_layout=True), ValueError, "use_psum_layout=True is not supported"),
+    (dict(use_psum_layout=True), ValueError,
+     r"grouped_layout must have shape \[2\] \(\[G\] prefix sums with use_psum_layout=True\)"),
+    (dict(use_psum_layout=1), TypeError, "use_psum_layout must be a bool"),
+    (dict(expected_m_for_psum_layout=64), ValueError,
+     "expected_m_for_psum_layout needs use_psum_layout=True"),
+    (dict(use_psum_layout=True, grouped_layout=torch.tensor([128, 192], dtype=torch.int32),
+          expected_m_for_psum_layout=0), ValueError, "expected_m_for_psum_layout must be >= 1"),
     (dict(d=torch.empty(256, 128, dtype=torch.float32)), TypeError, "d must be torch.bfloat16"),
-    (dict(d=torch.empty(256, 120, dtype=torch.bfloat16)), ValueError, r"d must be \[M_sum, N\]"),
+    (dict(d=torch.empty(256, 120, dtype=torch.bfloat16)), ValueError,
+     r"d must have shape \[256, 128\]"),
     (dict(grouped_layout=torch.zeros(256, dtype=torch.int64)), TypeError,
      "grouped_layout must be torch.int32"),
     (dict(grouped_layout=torch.zeros(255, dtype=torch.int32)), ValueError,
-     r"grouped_layout must be \[M_sum\]"),
+     r"grouped_layout must have shape \[256\] \(\[M_sum\], one expert per row\), got \[255\]"),
     (dict(a=(torch.zeros(256, 256), torch.zeros(256, 2))), TypeError,
      r"a\[0\] must be torch.float8_e4m3fn"),
     (dict(b=None), TypeError, "b must be a pair"),
@@ -97,8 +104,40 @@ def test_bad_arguments_name_the_argument(over, exc, match):
 
 
 def test_cpu_tensors_are_refused_before_any_launch():
-    with pytest.raises(ValueError, match="d must be a CUDA tensor"):
+    with pytest.raises(ValueError, match="must be a CUDA tensor"):
         _call()
+    with pytest.raises(ValueError, match="must be a CUDA tensor"):
+        _call(use_psum_layout=True, grouped_layout=torch.tensor([128, 192], dtype=torch.int32))
+
+
+def test_contiguous_op_traces_with_fake_tensors_in_both_layouts():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    a, b, layout = _operands([128, 64], 128, 256)
+    with FakeTensorMode(allow_non_fake_inputs=True) as mode:
+        fake = mode.from_tensor
+        for psum, gl in ((False, layout), (True, torch.tensor([128, 192], dtype=torch.int32))):
+            d = torch.empty(layout.numel(), 128, dtype=torch.bfloat16)
+            # CPU fake tensors: every rule but the devices' holds, so the device rule is
+            # the one that fires, after the shapes and dtypes were accepted.
+            with pytest.raises(ValueError, match="must be a CUDA tensor"):
+                torch.ops.dgemm.m_grouped_fp8_gemm_nt_contiguous(
+                    fake(a[0]), fake(dgemm.get_mn_major_tma_aligned_tensor(a[1])),
+                    fake(b[0]), fake(b[1]), fake(d), fake(gl), psum, 0)
+
+
+@pytest.mark.parametrize("tokens", [[100, 0, 37, 128], [128], [0, 5], [300, 1], [0]])
+def test_psum_to_grouped_layout_matches_the_padded_per_row_layout(tokens):
+    psum, start, rows = [], 0, []
+    for e, t in enumerate(tokens):
+        psum.append(start + t)
+        padded = (t + 127) // 128 * 128
+        rows += [e] * t + [-1] * (padded - t)
+        start += padded
+    m = max(len(rows), 1)
+    rows += [-1] * (m - len(rows))
+    got = dgemm.psum_to_grouped_layout(torch.tensor(psum, dtype=torch.int32), m)
+    assert got.tolist() == rows
 
 
 def test_transform_sf_into_required_layout_per_token_is_mn_major_and_aligned():

@@ -165,6 +165,21 @@ def test_masked_launch_passes_every_argument_with_its_c_type(stub):
     assert call.stream == big + 0x700 and call.err_len == _runtime._ERR_LEN
 
 
+def test_psum_launch_passes_every_argument_with_its_c_type(stub):
+    big = 1 << 40
+    _runtime.psum_launch(
+        a=big + 0x100, sfa=big + 0x200, b=big + 0x300, sfb=big + 0x400, d=big + 0x500,
+        psum=big + 0x600, m_sum=3 * 2**31, n=4096, k=7168, num_groups=8,
+        expected_m=5 * 2**31, stream=big + 0x700)
+    call = stub.last_m_call()
+    assert call.entry == 3
+    assert list(call.ptrs) == [big + 0x100, big + 0x200, big + 0x300, big + 0x400,
+                               big + 0x500, big + 0x600]
+    assert (call.m_sum, call.n, call.k, call.num_groups) == (3 * 2**31, 4096, 7168, 8)
+    assert call.expected_m == 5 * 2**31
+    assert call.stream == big + 0x700 and call.err_len == _runtime._ERR_LEN
+
+
 def test_normal_launch_passes_every_argument_with_its_c_type(stub):
     big = 1 << 40
     _runtime.normal_launch(a=big + 0x100, sfa=big + 0x200, b=big + 0x300, sfb=big + 0x400,
@@ -180,6 +195,7 @@ def test_normal_launch_passes_every_argument_with_its_c_type(stub):
 @pytest.mark.parametrize("launch,args", [
     ("masked_launch", (1, 2, 3, 4, 5, 6, 128, 128, 128, 1, 64, 0)),
     ("normal_launch", (1, 2, 3, 4, 5, 128, 128, 128, 0)),
+    ("psum_launch", (1, 2, 3, 4, 5, 6, 128, 128, 128, 1, 0, 0)),
 ])
 def test_new_launches_raise_for_the_code(stub, launch, args):
     stub.set_fail(1)

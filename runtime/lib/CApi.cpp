@@ -126,6 +126,22 @@ int dgemm_m_grouped_fp8_gemm_nt_contiguous(
   });
 }
 
+int dgemm_m_grouped_fp8_gemm_nt_contiguous_psum(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *psum, int64_t m_sum, int64_t n, int64_t k,
+    int32_t num_groups, int64_t expected_m, void *stream, char *err,
+    uint64_t err_len) {
+  return guarded(
+      "dgemm_m_grouped_fp8_gemm_nt_contiguous_psum", err, err_len, [&] {
+        MGroupedArgs args =
+            makeOneDTwoDArgs(a, sfa, b, sfb, d, m_sum, n, k, num_groups);
+        args.kind = dgemm::heuristics::Kind::MGroupedContiguousPsum;
+        args.groupedLayout = psum;
+        args.expectedM = expected_m;
+        return mGroupedFp8GemmNt(args, static_cast<CUstream>(stream));
+      });
+}
+
 int dgemm_m_grouped_fp8_gemm_nt_masked(const void *a, const void *sfa,
                                        const void *b, const void *sfb, void *d,
                                        const int32_t *masked_m, int64_t m_max,

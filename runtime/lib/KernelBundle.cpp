@@ -142,8 +142,9 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
   std::optional<heuristics::Kind> kind = heuristics::parseKind(meta.kind);
   if (!kind)
     return bad(fileName, "key 'kind' must be 'k_grouped_contiguous', "
-                         "'m_grouped_contiguous', 'm_grouped_masked' or "
-                         "'normal' (the kinds this runtime launches), got '" +
+                         "'m_grouped_contiguous', 'm_grouped_contiguous_psum', "
+                         "'m_grouped_masked' or 'normal' (the kinds this "
+                         "runtime launches), got '" +
                              meta.kind + "'");
 
   for (const IntKey &key : kIntKeys) {

@@ -54,6 +54,9 @@ RowShape rowShapeOf(const MGroupedArgs &args) {
             args.numGroups * 4};
   case Kind::Normal:
     return {args.mSum, 1, 1, nullptr, nullptr, 0};
+  case Kind::MGroupedContiguousPsum:
+    // One prefix sum per expert.
+    return {args.mSum, 1, 1, "psum", args.groupedLayout, args.numGroups * 4};
   default:
     // The grouped layout: one expert per row.
     return {args.mSum,    1, 1, "grouped_layout", args.groupedLayout,
@@ -65,6 +68,12 @@ RowShape rowShapeOf(const MGroupedArgs &args) {
 Status checkRowMapping(const MGroupedArgs &args) {
   switch (args.kind) {
   case Kind::MGroupedContiguous:
+    return Status::success();
+  case Kind::MGroupedContiguousPsum:
+    if (args.expectedM < 0 || args.expectedM > heuristics::kMaxProblemExtent)
+      return invalid("argument 'expected_m' must be 0 (none) or in [1, 2^31 "
+                     "- 1], got " +
+                     std::to_string(args.expectedM));
     return Status::success();
   case Kind::MGroupedMasked:
     if (args.expectedM < 1 || args.expectedM > heuristics::kMaxProblemExtent)
@@ -89,7 +98,8 @@ Status checkRowMapping(const MGroupedArgs &args) {
     return Status::success();
   default:
     return invalid("argument 'kind' must be m_grouped_contiguous, "
-                   "m_grouped_masked or normal, got " +
+                   "m_grouped_contiguous_psum, m_grouped_masked or normal, "
+                   "got " +
                    std::string(heuristics::kindName(args.kind)));
   }
 }
@@ -169,8 +179,15 @@ Status dgemm::runtime::chooseMGroupedConfig(const MGroupedArgs &args,
   std::shared_ptr<const EnvOverrides> env = envOverrides();
   if (!env->error.empty())
     return invalid(env->error);
-  // Masked: the tiles of expected_m rows per group, not of M_max.
+  // Masked: the tiles of expected_m rows per group, not of M_max. Psum with
+  // a hint: G segments of expected_m rows, each aligned to 128 rows.
   int64_t m = args.kind == Kind::MGroupedMasked ? args.expectedM : args.mSum;
+  if (args.kind == Kind::MGroupedContiguousPsum && args.expectedM > 0)
+    m = std::min<int64_t>(
+        heuristics::kMaxProblemExtent,
+        args.numGroups *
+            ceilDiv(args.expectedM, heuristics::kMGroupedAlignment) *
+            heuristics::kMGroupedAlignment);
   config = heuristics::selectMGroupedConfig(
       {m, args.n, args.k, args.numGroups, args.kind}, target);
   if (std::string why =
@@ -248,8 +265,8 @@ Status dgemm::runtime::mGroupedFp8GemmNt(const MGroupedArgs &args,
   CUdeviceptr b = reinterpret_cast<CUdeviceptr>(args.b);
   CUdeviceptr d = reinterpret_cast<CUdeviceptr>(args.d);
   CUdeviceptr none = 0;
-  // Parameter 9: the grouped layout (contiguous), masked_m (masked) or
-  // null (normal).
+  // Parameter 9: the grouped layout (contiguous), the prefix sums (psum),
+  // masked_m (masked) or null (normal).
   CUdeviceptr layout = reinterpret_cast<CUdeviceptr>(shape.array);
   CUdeviceptr sfb = reinterpret_cast<CUdeviceptr>(args.sfb);
   uint32_t m = uint32_t(args.mSum), n = uint32_t(args.n),

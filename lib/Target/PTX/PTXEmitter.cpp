@@ -247,8 +247,9 @@ collectConfigs(ModuleOp module, bool allCandidates,
     };
     if (describes(GemmKind::k_grouped_contiguous))
       candidates = heur::candidateKGroupedConfigs(target);
-    for (GemmKind kind : {GemmKind::m_grouped_contiguous,
-                          GemmKind::m_grouped_masked, GemmKind::normal})
+    for (GemmKind kind :
+         {GemmKind::m_grouped_contiguous, GemmKind::m_grouped_contiguous_psum,
+          GemmKind::m_grouped_masked, GemmKind::normal})
       if (describes(kind))
         for (const heur::KernelConfig &c : heur::candidateMGroupedConfigs(
                  target, static_cast<heur::Kind>(kind)))

@@ -153,17 +153,20 @@ std::optional<unsigned> parseUnsafe(std::string_view text);
 /// The GEMM kind a kernel computes: the dialect's GemmKind, same values and
 /// spelling. Each kind has its kernel family (docs/AddingAKernelKind.md):
 /// KGroupedContiguous the FP8 1D1D weight gradient (this header's
-/// selection); MGroupedContiguous, MGroupedMasked and Normal the FP8 1D2D
-/// kernel family with BF16 d, one kernel per row mapping (MGroupedConfig.h).
+/// selection); MGroupedContiguous, MGroupedMasked, MGroupedContiguousPsum
+/// and Normal the FP8 1D2D kernel family with BF16 d, one kernel per row
+/// mapping (MGroupedConfig.h).
 enum class Kind : int {
   Normal = 0,
   MGroupedContiguous = 1,
   MGroupedMasked = 2,
   KGroupedContiguous = 3,
+  MGroupedContiguousPsum = 4,
 };
 
 /// "normal", "m_grouped_contiguous", "m_grouped_masked",
-/// "k_grouped_contiguous" (the .meta spelling); "invalid" otherwise.
+/// "k_grouped_contiguous", "m_grouped_contiguous_psum" (the .meta
+/// spelling); "invalid" otherwise.
 const char *kindName(Kind kind);
 
 /// The kind kindName spells `name`, if any.

@@ -7,6 +7,9 @@
 //     grouped_layout[r] (-1: padding);
 //   - m_grouped_masked (the MoE decode step): D[g, :masked_m[g], N] =
 //     A[g, :masked_m[g], K] B[g][N, K]^T over G blocks of M_max rows;
+//   - m_grouped_contiguous_psum: as contiguous, with the experts' rows given
+//     by G prefix sums (DeepGEMM's psum layout): expert g's rows are
+//     [align(psum[g - 1], 128), psum[g]), the rows between are gaps;
 //   - normal: D[M, N] = A[M, K] B[N, K]^T.
 // The rules a configuration of the family satisfies and the heuristic that
 // picks one (docs/Heuristics.md, docs/Kernel.md).
@@ -27,13 +30,15 @@ namespace heuristics {
 inline constexpr int kMGroupedAlignment = 128;
 
 /// Whether `kind` is computed by the 1D2D kernel family of this header:
-/// m_grouped_contiguous, m_grouped_masked or normal.
+/// m_grouped_contiguous, m_grouped_masked, m_grouped_contiguous_psum or
+/// normal.
 bool isOneDTwoDKind(Kind kind);
 
 /// A call of the 1D2D family: N, K shared by every group; m is M_sum
-/// (contiguous), the expected rows per group (masked: expected_m, the
-/// selection's hint; every group has M_max rows of storage) or M (normal,
-/// one group).
+/// (contiguous; psum: M_sum, or G times the expected rows per group aligned
+/// to 128 where the caller gives a hint), the expected rows per group (masked:
+/// expected_m, the selection's hint; every group has M_max rows of storage) or
+/// M (normal, one group).
 struct MGroupedProblem {
   int64_t m = 0, n = 0, k = 0;
   int64_t numGroups = 0;
@@ -59,7 +64,7 @@ std::string checkMGroupedConfig(const KernelConfig &config,
 
 /// "<prefix>_bm<M>_bn<N>_s<S>" plus "_unsafe_nofence", the prefix by kind:
 /// dgemm_mgrouped_fp8_1d2d (contiguous), dgemm_mgrouped_masked_fp8_1d2d,
-/// dgemm_normal_fp8_1d2d.
+/// dgemm_mgrouped_psum_fp8_1d2d, dgemm_normal_fp8_1d2d.
 std::string mGroupedEntryName(const KernelConfig &config);
 
 /// The 1D2D kernel of `kind` with `blockM` x `blockN` tiles and the most

@@ -118,7 +118,9 @@ static_assert(int(GemmKind::normal) == int(heur::Kind::Normal) &&
                   int(GemmKind::m_grouped_masked) ==
                       int(heur::Kind::MGroupedMasked) &&
                   int(GemmKind::k_grouped_contiguous) ==
-                      int(heur::Kind::KGroupedContiguous),
+                      int(heur::Kind::KGroupedContiguous) &&
+                  int(GemmKind::m_grouped_contiguous_psum) ==
+                      int(heur::Kind::MGroupedContiguousPsum),
               "the dialect's GemmKind and the heuristics' Kind share values");
 
 static std::string toHeuristicsConfig(const ConfigFields &f, GemmKind kind,

@@ -166,6 +166,7 @@ static LogicalResult verifyBuiltKernel(GemmOp gemm, bool fp8, bool is1D1D) {
   case GemmKind::k_grouped_contiguous:
     return success(); // checked above, with its 1D1D rule
   case GemmKind::m_grouped_contiguous:
+  case GemmKind::m_grouped_contiguous_psum:
   case GemmKind::m_grouped_masked:
     if (!fp8 || is1D1D || !d.isBF16() || gemm.getAccumulate())
       return gemm.emitOpError()
@@ -376,7 +377,8 @@ LogicalResult LoadBlockScaleOp::verify() {
   if (ConfigAttr config = getKernelConfig(*this))
     if (!hasBlockScales(*this))
       return emitOpError("needs a kernel with 128x128 B scales (kind "
-                         "m_grouped_contiguous, m_grouped_masked or normal), "
+                         "m_grouped_contiguous, m_grouped_contiguous_psum, "
+                         "m_grouped_masked or normal), "
                          "the kernel's kind is ")
              << stringifyGemmKind(config.getKind());
   return success();
@@ -387,7 +389,8 @@ LogicalResult StoreRowsOp::verify() {
     GemmKind kind = config.getKind();
     if (kind == GemmKind::k_grouped_contiguous)
       return emitOpError("needs a kernel with a BF16 d (kind "
-                         "m_grouped_contiguous, m_grouped_masked or normal), "
+                         "m_grouped_contiguous, m_grouped_contiguous_psum, "
+                         "m_grouped_masked or normal), "
                          "the kernel's kind is ")
              << stringifyGemmKind(kind);
     // The row mapping is the kind's: the grouped layout names each row's
@@ -427,7 +430,8 @@ LogicalResult PromoteOp::verify() {
   }
   if (hasBlockScales(*this))
     return emitOpError("needs a 'block_scale' in a kernel with 128x128 B "
-                       "scales (kind m_grouped_contiguous, m_grouped_masked "
+                       "scales (kind m_grouped_contiguous, "
+                       "m_grouped_contiguous_psum, m_grouped_masked "
                        "or normal)");
   if (Value scales = getScales()) {
     // Two sfa rows, then one sfb pair per 8-column group of the slice (or,

@@ -400,6 +400,7 @@ struct LowerToKernelPass
           KernelBuilder(gemm, builder).build();
           break;
         case GemmKind::m_grouped_contiguous:
+        case GemmKind::m_grouped_contiguous_psum:
         case GemmKind::m_grouped_masked:
         case GemmKind::normal:
           // One 1D2D kernel, its row mapping chosen by kind.

@@ -6,6 +6,9 @@
 //   - m_grouped_contiguous (the MoE forward / data gradient): A [M_sum, K],
 //     a tile's expert the grouped layout's entry of its first row (-1: a
 //     padding tile, which loads and writes nothing);
+//   - m_grouped_contiguous_psum: A [M_sum, K], expert g's rows [align(
+//     psum[g - 1], 128), psum[g]) by G prefix sums (a tile's expert found by
+//     binary search; a tile in the gap after an expert's rows is empty);
 //   - m_grouped_masked (the MoE decode step): G blocks of M_max rows, the
 //     tiles of group g computing rows below masked_m[g];
 //   - normal: one group of M rows.
@@ -19,6 +22,8 @@
 
 #include "KernelBuilding.h"
 
+#include "dgemm/Heuristics/MGroupedConfig.h"
+
 #include <memory>
 
 using namespace mlir;
@@ -30,10 +35,11 @@ namespace {
 /// A tile of the schedule: its group (negative: nothing to compute), its m-
 /// and n-block, its number of 128-deep K blocks (0: nothing to load or
 /// compute), the row of A's map its first row is, the sfa map's K-block
-/// coordinate of its K block 0 (null: 0), and the bound on the rows it stores
-/// (null: the grouped layout says).
+/// coordinate of its K block 0 (null: 0), the bound on the rows it stores
+/// (null: the grouped layout says), and the block of d rows dgemm.store_rows
+/// counts them in (null: `group`'s).
 struct Tile {
-  Value group, mBlock, nBlock, numKBlocks, aRow, sfaK0, rowLimit;
+  Value group, mBlock, nBlock, numKBlocks, aRow, sfaK0, rowLimit, rowBlock;
 };
 
 /// How a kind maps the schedule's tiles to groups and rows. Both roles ask
@@ -71,7 +77,80 @@ public:
     Value group = b.create<arith::SelectOp>(e.loc, valid, entry, e.i32(-1));
     Value numKBlocks =
         b.create<arith::SelectOp>(e.loc, valid, kBlocksOf(e, kernel), e.i32(0));
-    return {group, mb, Value(), numKBlocks, m0, Value(), Value()};
+    return {group, mb, Value(), numKBlocks, m0, Value(), Value(), Value()};
+  }
+};
+
+/// m_grouped_contiguous_psum: one schedule group over the M_sum rows; the
+/// int32 array (argument PtrKs) holds G prefix sums, expert g's rows being
+/// [start(g), end(g)) with start(0) = 0, start(g) = align(psum[g - 1], 128)
+/// and end(g) = psum[g] (DeepGEMM's psum layout). A tile's expert is the
+/// last g with start(g) <= its first row m0 (binary search: at most
+/// ceil(log2 G) loads), and the tile computes rows below end(g) if m0 is
+/// one of them. Every psum value is clamped into [0, M_sum] first, so that
+/// any array (not ascending, out of range) gives an expert in [0, G) and
+/// rows below M_sum: wrong input cannot make the kernel read or write out of
+/// bounds.
+class PrefixSumRows final : public RowMap {
+public:
+  Value scheduleGroups(Emitter &e, KernelOp) const override { return e.i32(1); }
+  Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value,
+            Value mb) const override {
+    OpBuilder &b = e.b;
+    Value mSum = kernel.getArg(KernelOp::DimM);
+    Value m0 = e.mul(mb, e.i32(config.getBlockM()));
+    Value groups = kernel.getArg(KernelOp::NumGroups);
+    Value expert = search(e, kernel, mSum, groups, m0);
+    Value end = psumAt(e, kernel, mSum, expert);
+    // start(expert) <= m0 holds by the search (start(0) = 0).
+    Value valid = e.cmp(arith::CmpIPredicate::ult, m0, end);
+    Value numKBlocks =
+        b.create<arith::SelectOp>(e.loc, valid, kBlocksOf(e, kernel), e.i32(0));
+    Value group = b.create<arith::SelectOp>(e.loc, valid, expert, e.i32(-1));
+    return {group, mb, Value(), numKBlocks, m0, Value(), end, e.i32(0)};
+  }
+
+private:
+  /// psum[i] clamped into [0, mSum].
+  static Value psumAt(Emitter &e, KernelOp kernel, Value mSum, Value i) {
+    Value v = e.loadK(kernel.getArg(KernelOp::PtrKs), i);
+    return e.b.create<arith::MinSIOp>(
+        e.loc, e.b.create<arith::MaxSIOp>(e.loc, v, e.i32(0)), mSum);
+  }
+
+  /// The last g in [0, groups) with start(g) <= m0: lo = 0, hi = groups;
+  /// while hi - lo > 1, mid = (lo + hi) / 2 moves lo (start(mid) <= m0) or
+  /// hi. start(mid) = align(psum[mid - 1], 128), below 2^32 as an unsigned
+  /// value (psum is clamped to M_sum < 2^31).
+  static Value search(Emitter &e, KernelOp kernel, Value mSum, Value groups,
+                      Value m0) {
+    OpBuilder &b = e.b;
+    Type i32 = b.getI32Type();
+    auto loop = b.create<scf::WhileOp>(e.loc, TypeRange{i32, i32},
+                                       ValueRange{e.i32(0), groups});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *before =
+          b.createBlock(&loop.getBefore(), {}, {i32, i32}, {e.loc, e.loc});
+      Value lo = before->getArgument(0), hi = before->getArgument(1);
+      Value more = e.cmp(arith::CmpIPredicate::ugt, e.sub(hi, lo), e.i32(1));
+      b.create<scf::ConditionOp>(e.loc, more, ValueRange{lo, hi});
+      Block *after =
+          b.createBlock(&loop.getAfter(), {}, {i32, i32}, {e.loc, e.loc});
+      lo = after->getArgument(0);
+      hi = after->getArgument(1);
+      Value mid = e.div(e.add(lo, hi), e.i32(2));
+      Value prev = psumAt(e, kernel, mSum, e.sub(mid, e.i32(1)));
+      Value start =
+          e.mul(e.ceilDiv(prev, ::dgemm::heuristics::kMGroupedAlignment),
+                e.i32(::dgemm::heuristics::kMGroupedAlignment));
+      Value atOrBefore = e.cmp(arith::CmpIPredicate::ule, start, m0);
+      b.create<scf::YieldOp>(
+          e.loc,
+          ValueRange{b.create<arith::SelectOp>(e.loc, atOrBefore, mid, lo),
+                     b.create<arith::SelectOp>(e.loc, atOrBefore, hi, mid)});
+    }
+    return loop.getResult(0);
   }
 };
 
@@ -105,7 +184,8 @@ public:
             numKBlocks,
             e.add(e.mul(g, mMax), m0),
             e.mul(g, kBlocks),
-            limit};
+            limit,
+            Value()};
   }
 };
 
@@ -122,7 +202,8 @@ public:
             kBlocksOf(e, kernel),
             m0,
             Value(),
-            kernel.getArg(KernelOp::DimM)};
+            kernel.getArg(KernelOp::DimM),
+            Value()};
   }
 };
 
@@ -132,6 +213,8 @@ std::unique_ptr<RowMap> rowMapFor(GemmKind kind) {
     return std::make_unique<MaskedRows>();
   case GemmKind::normal:
     return std::make_unique<AllRows>();
+  case GemmKind::m_grouped_contiguous_psum:
+    return std::make_unique<PrefixSumRows>();
   default:
     return std::make_unique<GroupedLayoutRows>();
   }
@@ -158,8 +241,7 @@ private:
                                rows->scheduleGroups(e, kernel));
   }
 
-  Tile tileOf(Emitter &e, KernelOp kernel, const TileSchedule &sched,
-              Value t) {
+  Tile tileOf(Emitter &e, KernelOp kernel, const TileSchedule &sched, Value t) {
     auto [g, mb, nb] = sched.decompose(e, t);
     Tile tile = rows->tile(e, kernel, config, g, mb);
     tile.nBlock = nb;
@@ -228,9 +310,9 @@ private:
     Tile tile = tileOf(e, kernel, sched, tiles.getInductionVar());
     Value zeros = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
-    auto kloop = b.create<scf::ForOp>(
-        loc, e.i32(0), tile.numKBlocks, e.i32(1),
-        ValueRange{tiles.getRegionIterArg(0), zeros});
+    auto kloop =
+        b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
+                             ValueRange{tiles.getRegionIterArg(0), zeros});
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(kloop.getBody());
@@ -251,7 +333,8 @@ private:
       sum = b.create<PromoteOp>(loc, accType, sum, acc, sfa, Value(), sfb, 0);
       b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1)), sum});
     }
-    b.create<StoreRowsOp>(loc, ValueRange{kloop.getResult(1)}, tile.group,
+    b.create<StoreRowsOp>(loc, ValueRange{kloop.getResult(1)},
+                          tile.rowBlock ? tile.rowBlock : tile.group,
                           tile.mBlock, tile.nBlock, tile.rowLimit);
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
   }

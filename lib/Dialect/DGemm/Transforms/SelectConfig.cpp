@@ -44,9 +44,9 @@ struct SelectConfigPass
   }
 
   /// The 1D2D kernels' configuration (m_grouped_contiguous,
-  /// m_grouped_masked, normal): their heuristics and the overrides that
-  /// apply to them (the k-grouped kernel's descriptor slots, clusters and
-  /// quad-ordered B do not).
+  /// m_grouped_contiguous_psum, m_grouped_masked, normal): their heuristics and
+  /// the overrides that apply to them (the k-grouped kernel's descriptor slots,
+  /// clusters and quad-ordered B do not).
   WalkResult selectMGrouped(GemmOp gemm, const heur::Target &target,
                             unsigned unsafeBits) {
     if (descSlots > 0 || clusterM > 1 || quadB == 1) {
@@ -58,9 +58,10 @@ struct SelectConfigPass
     }
     heur::MGroupedProblem problem;
     problem.kind = static_cast<heur::Kind>(gemm.getKind());
-    // Unknown extents: DeepGEMM's benchmark shapes. m is M_sum (contiguous:
-    // 4 experts of 8192 tokens), M_max taken as the expected rows per group
-    // (masked: a decode step of 256 tokens per expert) or M (normal: 4096).
+    // Unknown extents: DeepGEMM's benchmark shapes. m is M_sum (contiguous
+    // and psum: 4 experts of 8192 tokens), M_max taken as the expected rows per
+    // group (masked: a decode step of 256 tokens per expert) or M (normal:
+    // 4096).
     int64_t unknownM = 32768;
     if (gemm.getKind() == GemmKind::m_grouped_masked)
       unknownM = 256;

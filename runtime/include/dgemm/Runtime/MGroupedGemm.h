@@ -23,7 +23,8 @@ namespace runtime {
 
 /// The arguments of one 1D2D call (device pointers).
 struct MGroupedArgs {
-  /// The row mapping: MGroupedContiguous, MGroupedMasked or Normal.
+  /// The row mapping: MGroupedContiguous, MGroupedContiguousPsum,
+  /// MGroupedMasked or Normal.
   heuristics::Kind kind = heuristics::Kind::MGroupedContiguous;
   /// FP8 e4m3 row-major (K-major): [mSum, k] (contiguous: M_sum; normal:
   /// M), or [numGroups, mSum, k] (masked: mSum is M_max).
@@ -43,11 +44,15 @@ struct MGroupedArgs {
   /// numGroups), or -1 for a padding row; every expert's rows start at a
   /// multiple of 128 (the kernel reads the group of a 128-row tile from its
   /// first row).
+  /// Psum: int32 [numGroups], the prefix sums of the experts' rows (expert
+  /// g's rows [align(psum[g - 1], 128), psum[g])); read by the kernel only,
+  /// clamped into [0, mSum].
   const int32_t *groupedLayout = nullptr;
   /// Masked only: int32 [numGroups] on the device, the rows of each group
   /// to compute; read by the kernel only, clamped into [0, mSum].
   const int32_t *maskedM = nullptr;
-  /// Masked only: the expected rows per group (the selection's hint), >= 1.
+  /// Masked: the expected rows per group (the selection's hint), >= 1.
+  /// Psum: 0 (none) or the same hint.
   int64_t expectedM = 0;
   int64_t mSum = 0, n = 0, k = 0, numGroups = 0;
 };

@@ -51,6 +51,23 @@ DGEMM_RUNTIME_EXPORT int dgemm_m_grouped_fp8_gemm_nt_contiguous(
     const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
     int32_t num_groups, void *stream, char *err, uint64_t err_len);
 
+/* dgemm_m_grouped_fp8_gemm_nt_contiguous with the experts' rows given by
+ * prefix sums instead of one entry per row (DeepGEMM's use_psum_layout):
+ * psum: int32 [num_groups] on the device, read by the kernel only; expert g's
+ * rows are [align(psum[g - 1], 128), psum[g]) (expert 0's start at row 0),
+ * and the rows from psum[g] up to the next multiple of 128 are gaps, neither
+ * computed nor written (nor are rows past psum[num_groups - 1]). psum must be
+ * ascending with psum[num_groups - 1] <= m_sum; the kernel clamps every value
+ * into [0, m_sum], so no value makes it read or write out of bounds.
+ * expected_m: 0, or the expected rows per expert (>= 1), which the kernel
+ * choice then plans for. Other arguments and rules as the contiguous entry;
+ * d must not overlap psum. */
+DGEMM_RUNTIME_EXPORT int dgemm_m_grouped_fp8_gemm_nt_contiguous_psum(
+    const void *a, const void *sfa, const void *b, const void *sfb, void *d,
+    const int32_t *psum, int64_t m_sum, int64_t n, int64_t k,
+    int32_t num_groups, int64_t expected_m, void *stream, char *err,
+    uint64_t err_len);
+
 /* Enqueues the m-grouped masked FP8 GEMM (the MoE decode step) on `stream`
  * without synchronizing: for every group g and every row r <
  * masked_m[g], d[g, r, :] (BF16) = (a[g, r, :] * sfa[g, r, kb]) . (b[g, :, :]

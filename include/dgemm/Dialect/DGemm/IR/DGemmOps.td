@@ -47,7 +47,8 @@ def DGemm_GemmKind : I32EnumAttr<"GemmKind", "GEMM problem family", [
     I32EnumAttrCase<"normal", 0>,
     I32EnumAttrCase<"m_grouped_contiguous", 1>,
     I32EnumAttrCase<"m_grouped_masked", 2>,
-    I32EnumAttrCase<"k_grouped_contiguous", 3>]> {
+    I32EnumAttrCase<"k_grouped_contiguous", 3>,
+    I32EnumAttrCase<"m_grouped_contiguous_psum", 4>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::dgemm";
 }
@@ -134,7 +135,8 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
   let description = [{
     The kernel family (`kind`, default `k_grouped_contiguous`: the FP8 1D1D
     weight gradient; `m_grouped_contiguous`: the FP8 1D2D forward/data
-    gradient with BF16 d), block sizes, pipeline depth, descriptor-slot ring
+    gradient with BF16 d, its experts' rows named per row; with
+    `m_grouped_contiguous_psum` by G prefix sums), block sizes, pipeline depth, descriptor-slot ring
     size, math warpgroups, cluster shape, swizzles and the SM count of the
     persistent grid, and:
     - `epilogue` (default `register`): how tiles reach d. `register` loads c
@@ -208,6 +210,12 @@ def DGemm_GemmOp : DGemm_Op<"gemm", [Symbol]> {
     K block ("1D1D"); `[1, 128, 128]` is per-row A scales with 128x128 block B
     scales ("1D2D"). BF16 operands take no recipe. `config` is optional and
     filled in by `dgemm-select-config`.
+
+    `m_grouped_contiguous_psum` is `m_grouped_contiguous` with the experts'
+    rows given by G prefix sums of rows instead of one expert per row
+    (DeepGEMM's `use_psum_layout`): expert g's rows are [align(psum[g - 1],
+    128), psum[g]), and the rows between one expert's end and the next
+    128-row boundary are gaps, neither computed nor written.
 
     For `m_grouped_masked`, `m` is M_max, each group's rows of storage (of
     which masked_m[g], a launch argument, are computed). `normal` has one
