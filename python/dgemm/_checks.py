@@ -90,6 +90,8 @@ def _is_int(value: Any) -> bool:
     # bool is an int subclass but never a meaningful count here.
     if isinstance(value, bool):
         return False
+    if type(value).__name__ == "SymInt":  # traced by torch.compile: an int at run time
+        return True
     try:
         value.__index__()
     except (AttributeError, TypeError):
@@ -109,7 +111,10 @@ def normalize_ks(ks: Any, name: str = "ks") -> Tuple[int, ...]:
     for i, k in enumerate(ks):
         if not _is_int(k):
             raise TypeError(f"{name}[{i}] must be an int, got {type(k).__name__} {k!r}")
-        k = k.__index__()
+        if type(k).__name__ != "SymInt":
+            # A SymInt stays symbolic: __index__ would break torch.compile's graph
+            # (fullgraph=True fails) once a recompilation made ks dynamic.
+            k = k.__index__()
         if k < 0:
             raise ValueError(f"{name}[{i}] = {k} is negative: every group size K_g must be >= 0")
         if k % BLOCK_K != 0:

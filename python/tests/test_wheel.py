@@ -39,6 +39,17 @@ def _clean_env():
     return env
 
 
+def _probe(installed, code, timeout=120):
+    """Runs ``code`` in the installed environment; a failure shows its stderr."""
+    out = subprocess.run([str(installed["python"]), "-c", code], capture_output=True,
+                         text=True, env=installed["env"], cwd=installed["work"],
+                         timeout=timeout)
+    if out.returncode != 0:
+        pytest.fail(f"the installed package's probe exited {out.returncode}:\n"
+                    f"{out.stderr[-4000:]}")
+    return out
+
+
 _PROBE = r"""
 import json, pathlib, dgemm
 from dgemm import _runtime
@@ -88,6 +99,16 @@ def installed(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
                     str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
+    if sys.prefix != sys.base_prefix:
+        # This interpreter is itself a virtual environment (the GPU machine's torch lives in
+        # one): --system-site-packages reaches the base interpreter's packages only, so its
+        # own site-packages are added after the new environment's (which still win).
+        site_dir = Path(subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True, capture_output=True, text=True, timeout=60).stdout.strip())
+        import site
+        (site_dir / "_dgemm_test_parent.pth").write_text(
+            "".join(f"{p}\n" for p in site.getsitepackages()))
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
                     "--disable-pip-version-check", str(wheels[0])],
                    check=True, env=env, cwd=work, timeout=300)
@@ -114,9 +135,7 @@ def test_wheel_is_a_linux_wheel_with_library_and_bundle(installed):
 
 
 def test_installed_package_finds_its_library_and_complete_bundle(installed):
-    out = subprocess.run([str(installed["python"]), "-c", _PROBE], check=True,
-                         capture_output=True, text=True, env=installed["env"],
-                         cwd=installed["work"], timeout=120)
+    out = _probe(installed, _PROBE, timeout=120)
     info = json.loads(out.stdout.strip().splitlines()[-1])
     package = Path(info["package"])
     assert package.parent.name == "site-packages", info
@@ -131,10 +150,7 @@ def test_installed_package_finds_its_library_and_complete_bundle(installed):
 
 def test_installed_package_reports_a_damaged_bundle(installed, tmp_path):
     # The same check on a copy of the installed bundle with one file cut short.
-    out = subprocess.run([str(installed["python"]), "-c",
-                          "import dgemm, pathlib; print(dgemm.__file__)"],
-                         check=True, capture_output=True, text=True, env=installed["env"],
-                         cwd=installed["work"], timeout=120)
+    out = _probe(installed, "import dgemm, pathlib; print(dgemm.__file__)", timeout=120)
     kernels = Path(out.stdout.strip()).parent / "kernels"
     damaged = tmp_path / "kernels"
     damaged.mkdir()
@@ -151,9 +167,7 @@ def test_installed_package_reports_a_damaged_bundle(installed, tmp_path):
 
 def test_installed_package_registers_the_torch_op(installed):
     pytest.importorskip("torch")
-    out = subprocess.run([str(installed["python"]), "-c", _TORCH_PROBE], check=True,
-                         capture_output=True, text=True, env=installed["env"],
-                         cwd=installed["work"], timeout=300)
+    out = _probe(installed, _TORCH_PROBE, timeout=300)
     assert out.stdout.strip() == "OpOverloadPacket"
 
 
@@ -187,9 +201,7 @@ def test_installed_package_runs_the_seed_case_on_the_gpu(installed):
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA device (torch.cuda.is_available() is False)")
-    out = subprocess.run([str(installed["python"]), "-c", _SEED_PROBE], check=True,
-                         capture_output=True, text=True, env=installed["env"],
-                         cwd=installed["work"], timeout=600)
+    out = _probe(installed, _SEED_PROBE, timeout=600)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"wheel seed case: {r}")
     assert r["library"].startswith(str(installed["work"] / "venv")), r
