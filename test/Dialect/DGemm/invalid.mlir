@@ -573,7 +573,7 @@ dgemm.kernel @store_in_kgrouped config <block_m = 128, block_n = 128, block_k = 
   } math(regs = 232) {
     %c0 = arith.constant 0 : i32
     %z = arith.constant dense<0.0> : vector<64xf32>
-    // expected-error @+1 {{'dgemm.store_rows' op needs a kernel with a BF16 d (kind m_grouped_contiguous, m_grouped_masked or normal), the kernel's kind is k_grouped_contiguous}}
+    // expected-error @+1 {{'dgemm.store_rows' op needs a kernel with a BF16 d (kind m_grouped_contiguous, m_grouped_contiguous_psum, m_grouped_masked or normal), the kernel's kind is k_grouped_contiguous}}
     dgemm.store_rows %z group(%c0) tile(%c0, %c0) limit(%m) : vector<64xf32>
   }
 }

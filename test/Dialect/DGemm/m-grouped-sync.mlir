@@ -32,8 +32,9 @@ dgemm.gemm @moe_forward m_grouped_contiguous nt m = ? n = 4096 k = 7168
 // CHECK-NEXT: dgemm.tma.load b stage(%[[S]]) at({{.*}}){{$}}
 // CHECK-NEXT: dgemm.tma.load sfa stage(%[[S]]) at({{.*}}){{$}}
 // CHECK-NOT: dgemm.desc
-// The math role: sfa from the stage, the B scale from global memory, the
-// stage released once the WGMMA completed and the scale reads are fenced.
+// The math role: sfa from the stage, the B scale from global memory, the turn
+// passed once the WGMMAs are issued, the stage released once they completed
+// and the scale reads are fenced.
 // CHECK: } math(regs = 232)
 // CHECK: dgemm.turn start
 // CHECK: dgemm.wait full(%[[M:.+]]) phase
@@ -41,10 +42,10 @@ dgemm.gemm @moe_forward m_grouped_contiguous nt m = ? n = 4096 k = 7168
 // CHECK-NEXT: dgemm.load_block_scale group
 // CHECK-NEXT: dgemm.turn wait
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[M]]) : vector<64xf32>
+// CHECK-NEXT: dgemm.turn pass{{$}}
 // CHECK-NEXT: dgemm.mma.wait
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[M]])
-// CHECK-NEXT: dgemm.turn pass(%[[ACC]] : vector<64xf32>)
 // CHECK-NEXT: dgemm.promote %[[ACC]] into {{.*}} block_scale
 // CHECK: dgemm.store_rows
 // CHECK: dgemm.turn finish

@@ -61,10 +61,10 @@ dgemm.gemm @moe_decode m_grouped_masked nt m = 4096 n = 4096 k = 7168
 // CHECK-NEXT: dgemm.load_block_scale group(%[[MG]])
 // CHECK-NEXT: dgemm.turn wait
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[M]]) : vector<64xf32>
+// CHECK-NEXT: dgemm.turn pass{{$}}
 // CHECK-NEXT: dgemm.mma.wait
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[M]])
-// CHECK-NEXT: dgemm.turn pass(%[[ACC]] : vector<64xf32>)
 // CHECK-NEXT: dgemm.promote %[[ACC]] into {{.*}} block_scale
 // CHECK: dgemm.store_rows %{{.+}} group(%[[MG]]) tile(%{{.+}}, %{{.+}}) limit(%[[MLIM]]) : vector<64xf32>
 // CHECK: dgemm.turn finish

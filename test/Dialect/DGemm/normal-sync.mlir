@@ -43,10 +43,10 @@ dgemm.gemm @dense normal nt m = ? n = 7168 k = 2048
 // CHECK-NEXT: dgemm.load_block_scale group(%[[G0:.+]]) n_block
 // CHECK-NEXT: dgemm.turn wait
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[M]]) : vector<64xf32>
+// CHECK-NEXT: dgemm.turn pass{{$}}
 // CHECK-NEXT: dgemm.mma.wait
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[M]])
-// CHECK-NEXT: dgemm.turn pass(%[[ACC]] : vector<64xf32>)
 // CHECK-NEXT: dgemm.promote %[[ACC]] into {{.*}} block_scale
 // CHECK: dgemm.store_rows %{{.+}} group(%[[G0]]) tile(%{{.+}}, %{{.+}}) limit(%arg11) : vector<64xf32>
 // CHECK: dgemm.turn finish
