@@ -245,7 +245,7 @@ private:
                                              tile.nBlock, kb);
       if (alternate)
         b.create<TurnOp>(loc, TurnAction::wait, ValueRange{});
-      Value acc = b.create<MmaOp>(loc, accType, stage, 0);
+      Value acc = b.create<MmaOp>(loc, accType, stage, Value(), 0);
       if (alternate)
         b.create<TurnOp>(loc, TurnAction::pass, ValueRange{acc});
       sum = b.create<PromoteOp>(loc, accType, sum, acc, sfa, Value(), sfb, 0);
