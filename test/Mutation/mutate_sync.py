@@ -34,6 +34,16 @@ def synced_kernels(translate, description, variant):
     return [k for k in out.stdout.split(SPLIT) if k.strip()]
 
 
+def placed_kernels(opt, path):
+    """The kernels of `path` (hand-written, without synchronization, split by
+    `// -----`) after dgemm-place-sync."""
+    out = subprocess.run([opt, "--split-input-file", "--dgemm-place-sync", path],
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit("dgemm-opt --dgemm-place-sync failed on %s:\n%s" % (path, out.stderr))
+    return [k for k in out.stdout.split(SPLIT) if k.strip()]
+
+
 def entry_name(kernel):
     m = re.search(r"dgemm\.kernel @(\w+)", kernel)
     return m.group(1) if m else "?"
@@ -71,18 +81,27 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--opt", required=True, help="dgemm-opt")
     ap.add_argument("--translate", required=True, help="dgemm-translate")
-    ap.add_argument("--description", required=True,
+    ap.add_argument("--description",
                     help="a module with a dgemm.gemm (examples/seed_wgrad.mlir)")
+    ap.add_argument("--kernels",
+                    help="hand-written kernels without synchronization, split "
+                         "by '// -----' (schedules no description builds yet, "
+                         "such as the chained accumulator): placed by "
+                         "dgemm-place-sync, then mutated")
     ap.add_argument("--no-slot-variants", action="store_true",
                     help="build the candidates once, without the one- and "
                          "two-slot variants (kinds that rewrite no descriptor)")
     args = ap.parse_args()
 
+    if bool(args.description) == bool(args.kernels):
+        sys.exit("give one of --description and --kernels")
     kernels, seen = [], set()
     variants = ([[]] if args.no_slot_variants
                 else [["--desc-slots=1"], ["--desc-slots=2"]])
     for variant in variants:
-        for k in synced_kernels(args.translate, args.description, variant):
+        made = (placed_kernels(args.opt, args.kernels) if args.kernels else
+                synced_kernels(args.translate, args.description, variant))
+        for k in made:
             if k not in seen:
                 seen.add(k)
                 kernels.append(k)

@@ -84,7 +84,16 @@ struct MmaLowering : KernelPattern<MmaOp> {
     b.setInsertionPoint(op);
     auto structType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(n / 2, b.getF32Type()));
+    // A chained WGMMA accumulates onto the previous fragment (scale-d = 1
+    // from the first instruction); otherwise the first one starts afresh.
     Value acc = b.create<LLVM::UndefOp>(loc, structType);
+    if (Value chain = op.getChain())
+      for (int64_t r = 0; r < n / 2; ++r)
+        acc = b.create<LLVM::InsertValueOp>(
+            loc, acc,
+            b.create<LLVM::ExtractElementOp>(loc, chain, i32(b, loc, r)), r);
+    // Orders the registers' generic accesses (the chain's initial value)
+    // before the WGMMAs read them.
     b.create<NVVM::WgmmaFenceAlignedOp>(loc);
     for (int64_t kk = 0; kk < 4; ++kk) {
       // 32 FP8 elements of K = 32 bytes = 2 in the descriptor's 16-byte units.
@@ -94,7 +103,8 @@ struct MmaLowering : KernelPattern<MmaOp> {
       acc = b.create<NVVM::WgmmaMmaAsyncOp>(
           loc, structType, acc, da, db, NVVM::MMAShapeAttr::get(ctx, 64, n, 32),
           NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::f32,
-          kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+          kk == 0 && !op.getChain() ? NVVM::WGMMAScaleOut::zero
+                                    : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row, NVVM::MMALayout::col,
           NVVM::MMAIntOverflowAttr());

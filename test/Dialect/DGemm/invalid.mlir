@@ -82,7 +82,34 @@ dgemm.gemm @g normal nn m = 128 n = 128 k = 128 groups = 1 : (f8E4M3FN, f8E4M3FN
 // -----
 
 // expected-error @+1 {{k_grouped_contiguous is the FP8 weight-gradient GEMM: it needs f8E4M3FN operands and recipe [1, 1, 128]}}
-dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 2 : (bf16, bf16) -> f32
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 2 : (f8E4M3FN, f8E4M3FN) -> bf16 recipe [1, 128, 128]
+
+// -----
+
+// Every BF16 description is refused, naming DeepGEMM's function and what its
+// kernel lacks.
+// expected-error @+1 {{no BF16 kernel is built yet: k_grouped_bf16_gemm_tn_contiguous needs the BF16 kernel}}
+dgemm.gemm @g k_grouped_contiguous tn m = 128 n = 128 k = ? groups = 2 : (bf16, bf16) -> f32 accumulate
+
+// -----
+
+// expected-error @+1 {{no BF16 kernel is built yet: bf16_gemm_nt needs the BF16 kernel}}
+dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> bf16
+
+// -----
+
+// expected-error @+1 {{no BF16 kernel is built yet: bf16_gemm_tt needs the BF16 kernel}}
+dgemm.gemm @g normal tt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> f32 accumulate
+
+// -----
+
+// expected-error @+1 {{no BF16 kernel is built yet: m_grouped_bf16_gemm_nt_contiguous needs the BF16 kernel}}
+dgemm.gemm @g m_grouped_contiguous nt m = ? n = 128 k = 128 groups = 4 : (bf16, bf16) -> bf16
+
+// -----
+
+// expected-error @+1 {{no BF16 kernel is built yet: m_grouped_bf16_gemm_nt_masked needs the BF16 kernel}}
+dgemm.gemm @g m_grouped_masked nt m = 256 n = 128 k = 128 groups = 4 : (bf16, bf16) -> bf16
 
 // -----
 

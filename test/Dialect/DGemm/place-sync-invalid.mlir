@@ -30,9 +30,11 @@ dgemm.kernel @if_without_else config <block_m = 128, block_n = 128, block_k = 12
 
 // -----
 
-// The fragment a loop iteration leaves in flight must enter the loop in
-// flight too (fed by a pending value), or the next iteration could not count
-// its commit group.
+// A loop that carries a fragment in flight must yield any other fragment it
+// writes in flight only in a carried position: a value that enters the loop
+// complete would be taken as complete by the next iteration, whose count of
+// commit groups starts from the carried ones. (A loop that carries nothing
+// completes everything at the end of its body: chained-acc-sync.mlir.)
 dgemm.kernel @carried_from_nothing config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
 ^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32, %sfb: !llvm.ptr<1>, %kk: i32):
   %c0 = arith.constant 0 : i32
@@ -46,12 +48,15 @@ dgemm.kernel @carried_from_nothing config <block_m = 128, block_n = 128, block_k
       scf.yield %k1 : i32
     }
   } math(regs = 232) {
-    %r:2 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %f = %zero) -> (i32, vector<64xf32>) : i32 {
-      %s, %p = dgemm.stage %k of 4
-      %f1 = dgemm.mma stage(%s) : vector<64xf32>
+    %s0, %p0 = dgemm.stage %c0 of 4
+    %f0 = dgemm.mma stage(%s0) : vector<64xf32>
+    %r:4 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %f = %f0, %s = %s0, %h = %zero) -> (i32, vector<64xf32>, i32, vector<64xf32>) : i32 {
       %k1 = arith.addi %k, %c1 : i32
-      // expected-error @+1 {{'scf.yield' op iter_arg #1 is yielded with an asynchronous access in flight but enters the loop complete}}
-      scf.yield %k1, %f1 : i32, vector<64xf32>
+      %s1, %p1 = dgemm.stage %k1 of 4
+      %f1 = dgemm.mma stage(%s1) : vector<64xf32>
+      %sum = dgemm.promote %f into %zero stage(%s) : vector<64xf32>
+      // expected-error @+1 {{'scf.yield' op iter_arg #3 is yielded with an asynchronous access in flight but enters the loop complete}}
+      scf.yield %k1, %f1, %s1, %f1 : i32, vector<64xf32>, i32, vector<64xf32>
     }
   }
 }

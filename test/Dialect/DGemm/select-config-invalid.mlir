@@ -2,13 +2,13 @@
 
 // A description no kernel implements is refused by the verifier, before any
 // pass runs, naming what is missing.
-// expected-error @+1 {{m_grouped_masked is the FP8 MoE forward / data gradient GEMM: it needs f8E4M3FN operands, recipe [1, 128, 128], a bf16 D and no 'accumulate' (the only m-grouped kernels built)}}
+// expected-error @+1 {{no BF16 kernel is built yet: m_grouped_bf16_gemm_nt_masked needs the BF16 kernel}}
 dgemm.gemm @masked_bf16 m_grouped_masked nt m = 4096 n = 7168 k = 2048 groups = 16
     : (bf16, bf16) -> bf16
 
 // -----
 
-// expected-error @+1 {{no BF16 kernel is built yet: kind 'normal' needs f8E4M3FN operands}}
+// expected-error @+1 {{no BF16 kernel is built yet: bf16_gemm_tn needs the BF16 kernel}}
 dgemm.gemm @dense normal tn m = ? n = 2112 k = 7168 groups = 1
     : (bf16, bf16) -> f32 accumulate
 
@@ -38,6 +38,6 @@ dgemm.gemm @dense_1d1d_cfg normal nt m = 4096 n = 2112 k = 7168 groups = 1
 
 // -----
 
-// expected-error @+1 {{m_grouped_contiguous is the FP8 MoE forward / data gradient GEMM: it needs f8E4M3FN operands, recipe [1, 128, 128], a bf16 D and no 'accumulate'}}
+// expected-error @+1 {{no BF16 kernel is built yet: m_grouped_bf16_gemm_nt_contiguous needs the BF16 kernel}}
 dgemm.gemm @bf16fwd m_grouped_contiguous nt m = ? n = 4096 k = 7168 groups = 8
     : (bf16, bf16) -> bf16

@@ -1195,3 +1195,100 @@ dgemm.kernel @ring_of_three config <block_m = 128, block_n = 128, block_k = 128,
     }
   } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
 }
+
+// -----
+
+// The chained accumulator (a kernel without per-block promotion): the second
+// block's WGMMAs accumulate onto the first's fragment with no wait between
+// them, which PTX orders; but the epilogue reads the chain's end while its
+// last group is still pending (pending(1) completes only the first block's).
+dgemm.kernel @chain_end_in_flight config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32, %sfb: !llvm.ptr<1>, %kk: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait empty(%s0) phase(%p0)
+    dgemm.arrive full(%s0) tx 16384
+    dgemm.tma.load a stage(%s0) at(%c0, %m) slot(%c0)
+    %s1, %p1 = dgemm.stage %c1 of 4
+    dgemm.wait empty(%s1) phase(%p1)
+    dgemm.arrive full(%s1) tx 16384
+    dgemm.tma.load a stage(%s1) at(%c1, %m) slot(%c0)
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait full(%s0) phase(%p0)
+    %a0 = dgemm.mma stage(%s0) chain(%zero : vector<64xf32>) : vector<64xf32>
+    %s1, %p1 = dgemm.stage %c1 of 4
+    dgemm.wait full(%s1) phase(%p1)
+    // expected-note @+1 {{written asynchronously here ('dgemm.mma')}}
+    %a1 = dgemm.mma stage(%s1) chain(%a0 : vector<64xf32>) : vector<64xf32>
+    dgemm.mma.wait pending(1)
+    dgemm.arrive empty(%s0)
+    // expected-error @+1 {{reads an accumulator before the WGMMA that writes it completed}}
+    dgemm.epilogue %a1 group(%c0) tile(%c0, %c0) : vector<64xf32>
+    dgemm.mma.wait
+    dgemm.arrive empty(%s1)
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// The chain overwrote the fragment it started from: waiting for the WGMMA
+// does not bring it back, so reading it after the wait is still a hazard
+// (the registers hold the chain's sum).
+dgemm.kernel @chain_start_read config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32, %sfb: !llvm.ptr<1>, %kk: i32):
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait empty(%s0) phase(%p0)
+    dgemm.arrive full(%s0) tx 16384
+    dgemm.tma.load a stage(%s0) at(%c0, %m) slot(%c0)
+  } math(regs = 232) {
+    %s0, %p0 = dgemm.stage %c0 of 4
+    dgemm.wait full(%s0) phase(%p0)
+    %a0 = dgemm.mma stage(%s0) : vector<64xf32>
+    // expected-note @+1 {{overwritten here ('dgemm.mma')}}
+    %a1 = dgemm.mma stage(%s0) chain(%a0 : vector<64xf32>) : vector<64xf32>
+    dgemm.mma.wait
+    dgemm.arrive empty(%s0)
+    // expected-error @+1 {{accesses an accumulator whose registers a chained WGMMA overwrote in place}}
+    dgemm.epilogue %a0 group(%c0) tile(%c0, %c0) : vector<64xf32>
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}
+
+// -----
+
+// A block loop that carries nothing must yield its chained fragment
+// complete: the next iteration (and the epilogue after the loop) takes the
+// yielded value as complete. Here the body has no WGMMA wait at all (so its
+// stage is not released either; the yield is checked first).
+dgemm.kernel @chain_yielded_in_flight config <block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 1, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132> {
+^bb0(%t0: !llvm.ptr, %t1: !llvm.ptr, %t2: !llvm.ptr, %t3: !llvm.ptr, %t4: !llvm.ptr, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %d: !llvm.ptr<1>, %c: !llvm.ptr<1>, %ks: !llvm.ptr<1>, %ws: !llvm.ptr<1>, %m: i32, %n: i32, %g: i32, %band: i32, %sfb: !llvm.ptr<1>, %kk: i32):
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  dgemm.warp_specialize producer(regs = 40) {
+    %next = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait empty(%s) phase(%p)
+      dgemm.arrive full(%s) tx 16384
+      dgemm.tma.load a stage(%s) at(%kb, %m) slot(%c0)
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %k1 : i32
+    }
+  } math(regs = 232) {
+    %r:2 = scf.for %kb = %c0 to %n step %c1 iter_args(%k = %c0, %prev = %zero) -> (i32, vector<64xf32>) : i32 {
+      %s, %p = dgemm.stage %k of 4
+      dgemm.wait full(%s) phase(%p)
+      // expected-note @+1 {{written asynchronously here ('dgemm.mma')}}
+      %acc = dgemm.mma stage(%s) chain(%prev : vector<64xf32>) : vector<64xf32>
+      %k1 = arith.addi %k, %c1 : i32
+      // expected-error @+1 {{yields value #1 while the WGMMA that writes it may still be in flight, out of a region that does not carry it}}
+      scf.yield %k1, %acc : i32, vector<64xf32>
+    }
+  } {empty_arrivals = 8 : i32, full_arrivals = 1 : i32}
+}

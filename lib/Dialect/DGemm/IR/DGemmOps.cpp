@@ -107,7 +107,8 @@ LogicalResult GemmOp::verify() {
            << stringifyMajorLayout(getLayout());
 
   if (getKind() == GemmKind::k_grouped_contiguous) {
-    if (!fp8 || !is1D1D)
+    // BF16 operands are refused last, by verifyBuiltKernel.
+    if (fp8 && !is1D1D)
       return emitOpError("k_grouped_contiguous is the FP8 weight-gradient "
                          "GEMM: it needs f8E4M3FN operands and recipe "
                          "[1, 1, 128]");
@@ -157,30 +158,56 @@ GemmKind GemmOp::getKernelKind() {
   return getKind();
 }
 
+/// DeepGEMM's name of the BF16 function a description stands for.
+static std::string bf16FunctionName(GemmOp gemm) {
+  std::string layout = stringifyMajorLayout(gemm.getLayout()).str();
+  switch (gemm.getKind()) {
+  case GemmKind::normal:
+    return "bf16_gemm_" + layout;
+  case GemmKind::m_grouped_contiguous:
+    return "m_grouped_bf16_gemm_" + layout + "_contiguous";
+  case GemmKind::m_grouped_masked:
+    return "m_grouped_bf16_gemm_" + layout + "_masked";
+  case GemmKind::k_grouped_contiguous:
+    return "k_grouped_bf16_gemm_" + layout + "_contiguous";
+  }
+  llvm_unreachable("unknown kind");
+}
+
+/// Every BF16 description: no BF16 kernel is built. The message names the
+/// DeepGEMM function the description stands for and the pieces its kernel
+/// lacks (docs/AddingAKernelKind.md, "The BF16 family").
+static LogicalResult refuseBf16(GemmOp gemm) {
+  return gemm.emitOpError("no BF16 kernel is built yet: ")
+         << bf16FunctionName(gemm)
+         << " needs the BF16 kernel (m64nNk16 bf16 WGMMAs chained over all "
+            "of K with no promotion, MN-major operands through WGMMA's "
+            "transpose bits, an f32 or bf16 D with optional C) and its "
+            "configuration, runtime entry and tensor maps; the kernels built "
+            "take f8E4M3FN operands with a scaling 'recipe'";
+}
+
 /// The rules of the kernel that computes `gemm`'s kind: a description no
 /// kernel implements is refused, naming what is missing.
 static LogicalResult verifyBuiltKernel(GemmOp gemm, bool fp8, bool is1D1D) {
   Type d = gemm.getDType();
   GemmKind kind = gemm.getKind();
+  if (!fp8)
+    return refuseBf16(gemm);
   switch (kind) {
   case GemmKind::k_grouped_contiguous:
     return success(); // checked above, with its 1D1D rule
   case GemmKind::m_grouped_contiguous:
   case GemmKind::m_grouped_contiguous_psum:
   case GemmKind::m_grouped_masked:
-    if (!fp8 || is1D1D || !d.isBF16() || gemm.getAccumulate())
+    if (is1D1D || !d.isBF16() || gemm.getAccumulate())
       return gemm.emitOpError()
              << stringifyGemmKind(kind)
              << " is the FP8 MoE forward / data gradient GEMM: it needs "
-                "f8E4M3FN operands, recipe [1, 128, 128], a bf16 D and no "
-                "'accumulate' (the only m-grouped kernels built)";
+                "recipe [1, 128, 128], a bf16 D and no 'accumulate' (the "
+                "only FP8 m-grouped kernels built)";
     return success();
   case GemmKind::normal:
-    if (!fp8)
-      return gemm.emitOpError("no BF16 kernel is built yet: kind 'normal' "
-                              "needs f8E4M3FN operands and a scaling "
-                              "'recipe' (FP8 1D2D with a bf16 D, or FP8 1D1D "
-                              "with an f32 D)");
     if (is1D1D) {
       // The k-grouped kernel with one group: its rule on the FP32 scale
       // rows (16-byte TMA strides) applies.
@@ -342,6 +369,11 @@ static LogicalResult verifySlice(Operation *op, int64_t offset, int64_t width) {
 }
 
 LogicalResult MmaOp::verify() {
+  // One WGMMA shape along the chain: PTX orders the accumulator accesses of
+  // consecutive WGMMAs only when their shapes match.
+  if (Value chain = getChain(); chain && chain.getType() != getAcc().getType())
+    return emitOpError("'chain' must have the accumulator's type ")
+           << getAcc().getType() << ", got " << chain.getType();
   return verifySlice(*this, getColOffset(),
                      2 * cast<VectorType>(getAcc().getType()).getNumElements());
 }
@@ -351,6 +383,14 @@ void MmaOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {
       {ResourceKind::StageA, getStage(), AccessKind::Read, Proxy::Async});
   accesses.push_back(
       {ResourceKind::StageB, getStage(), AccessKind::Read, Proxy::Async});
+  // The chained accumulator: the tensor cores read the previous fragment
+  // and overwrite its registers (an asynchronous read-modify-write).
+  if (Value chain = getChain()) {
+    accesses.push_back(
+        {ResourceKind::Accumulator, chain, AccessKind::Read, Proxy::Async});
+    accesses.push_back(
+        {ResourceKind::Accumulator, chain, AccessKind::Write, Proxy::Async});
+  }
   accesses.push_back(
       {ResourceKind::Accumulator, getAcc(), AccessKind::Write, Proxy::Async});
 }
@@ -512,6 +552,25 @@ static LogicalResult verifyTileSums(Operation *op, ValueRange sums) {
 
 LogicalResult EpilogueOp::verify() {
   return verifyTileSums(*this, getSums());
+}
+
+/// An epilogue reads its sums through the generic proxy; in a kernel
+/// without promotion they are the WGMMA accumulators themselves.
+static void readSums(ValueRange sums,
+                     SmallVectorImpl<ResourceAccess> &accesses) {
+  for (Value sum : sums)
+    accesses.push_back(
+        {ResourceKind::Accumulator, sum, AccessKind::Read, Proxy::Generic});
+}
+
+void EpilogueOp::getResourceAccesses(
+    SmallVectorImpl<ResourceAccess> &accesses) {
+  readSums(getSums(), accesses);
+}
+
+void StoreRowsOp::getResourceAccesses(
+    SmallVectorImpl<ResourceAccess> &accesses) {
+  readSums(getSums(), accesses);
 }
 
 void PromoteOp::getResourceAccesses(SmallVectorImpl<ResourceAccess> &accesses) {

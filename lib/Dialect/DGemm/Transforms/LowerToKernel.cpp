@@ -291,7 +291,7 @@ private:
         b.create<TurnOp>(loc, TurnAction::wait, ValueRange{});
       SmallVector<Value> accs;
       for (int64_t j = 0; j < per; ++j)
-        accs.push_back(b.create<MmaOp>(loc, accType, stages[j], 0));
+        accs.push_back(b.create<MmaOp>(loc, accType, stages[j], Value(), 0));
       // The turn is handed over once the first block's WGMMAs completed:
       // the other warpgroup's then queue behind this one's later blocks.
       // Three math warpgroups hand it over right after issuing: each

@@ -327,7 +327,7 @@ private:
                                              tile.nBlock, kb);
       if (alternate)
         b.create<TurnOp>(loc, TurnAction::wait, ValueRange{});
-      Value acc = b.create<MmaOp>(loc, accType, stage, 0);
+      Value acc = b.create<MmaOp>(loc, accType, stage, Value(), 0);
       // The turn passes as soon as this warpgroup's WGMMAs are issued, not
       // after they complete: the other warpgroup's WGMMAs then queue behind
       // them on the tensor cores while this one waits and promotes

@@ -126,6 +126,9 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     unsigned numGroups = 0;
     llvm::MapVector<Value, Operation *> releaseAfter;
     llvm::SmallDenseSet<Value> genericRead;
+    /// Accumulators whose registers an asynchronous read-modify-write (a
+    /// chained WGMMA) overwrote in place, with that operation.
+    DenseMap<Value, Operation *> overwritten;
 
     /// The commit group of `v`'s async access still in flight, if any.
     std::optional<unsigned> groupOf(Value v) const {
@@ -136,6 +139,45 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
       return std::nullopt;
     }
   };
+
+  /// The chained accumulator (rule 3b, docs/Synchronization.md): a WGMMA
+  /// that accumulates onto a fragment reads it asynchronously and
+  /// overwrites its registers. Its read needs no wait, even while the
+  /// previous WGMMA still writes the fragment: PTX orders the accumulator
+  /// accesses of consecutive WGMMAs of one shape (the op verifier keeps the
+  /// chain to one shape). But no wait can restore the fragment afterwards,
+  /// so any later access of it is refused.
+  static LogicalResult checkOverwritten(Operation &op,
+                                        ArrayRef<ResourceAccess> accesses,
+                                        const MathState &st) {
+    for (const ResourceAccess &a : accesses) {
+      if (a.kind != ResourceKind::Accumulator)
+        continue;
+      if (Operation *by = st.overwritten.lookup(a.index)) {
+        InFlightDiagnostic diag =
+            op.emitOpError("accesses an accumulator whose registers a "
+                           "chained WGMMA overwrote in place; no wait can "
+                           "order it");
+        diag.attachNote(by->getLoc()) << "overwritten here";
+        return diag;
+      }
+    }
+    return success();
+  }
+
+  /// A loop iteration may not hand on a fragment it overwrote in place.
+  static LogicalResult checkOverwrittenYield(scf::YieldOp yield,
+                                             const MathState &st) {
+    for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
+      if (Operation *by = st.overwritten.lookup(v)) {
+        InFlightDiagnostic diag =
+            yield.emitOpError("yields iter_arg #")
+            << pos << ", an accumulator a chained WGMMA overwrote in place";
+        diag.attachNote(by->getLoc()) << "overwritten here";
+        return diag;
+      }
+    return success();
+  }
 
   /// Math role: wait for a stage's full barrier before its first read; wait
   /// for WGMMA before a generic read of what it wrote; release the stage after
@@ -175,6 +217,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
                                 "only an scf.if with both branches (or an "
                                 "scf.for iter_arg) can take over");
         MathState inherited;
+        inherited.overwritten = st.overwritten;
         inherited.numGroups = st.numGroups;
         inherited.pendingAccs = st.pendingAccs;
         inherited.pendingStages = st.pendingStages;
@@ -213,6 +256,8 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
         }
         ++numWaits;
       };
+      if (failed(checkOverwritten(op, accesses, st)))
+        return failure();
       bool async = false;
       for (const ResourceAccess &a : accesses) {
         OpBuilder b(&op);
@@ -247,8 +292,11 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
           }
         }
         if (a.kind == ResourceKind::Accumulator &&
-            a.access == AccessKind::Write && a.proxy == Proxy::Async)
+            a.access == AccessKind::Write && a.proxy == Proxy::Async) {
           st.pendingAccs[a.index] = group;
+          if (a.index.getDefiningOp() != &op)
+            st.overwritten[a.index] = &op;
+        }
       }
     }
 
@@ -257,7 +305,12 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     llvm::SmallDenseSet<Value> handedOn;
     auto yield = inLoop ? cast<scf::YieldOp>(block.getTerminator())
                         : scf::YieldOp();
-    if (yield)
+    if (yield && failed(checkOverwrittenYield(yield, st)))
+      return failure();
+    // Without carried values the wait at the end of the body completes
+    // every group before the yield, so a value written in it is yielded
+    // complete (the chained accumulator of a block loop).
+    if (yield && !carried.empty())
       for (auto [pos, v] : llvm::enumerate(yield.getOperands()))
         if (!llvm::is_contained(carried, pos) && st.groupOf(v))
           return yield.emitOpError("iter_arg #")
@@ -312,7 +365,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
         b.setInsertionPointToEnd(&block);
       auto out = block.empty() ? scf::YieldOp()
                                : dyn_cast<scf::YieldOp>(block.back());
-      if (out)
+      if (out && !inLoop)
         for (Value v : out.getOperands())
           if (st.groupOf(v))
             return out.emitOpError("yields a value with an asynchronous "
@@ -358,6 +411,7 @@ struct PlaceSyncPass : public mlir::dgemm::impl::DGemmPlaceSyncBase<PlaceSyncPas
     for (auto [gr, pos] : byGroup)
       renumber.try_emplace(gr, renumber.size());
     MathState body;
+    body.overwritten = st.overwritten;
     body.numGroups = renumber.size();
     for (auto [gr, pos] : byGroup) {
       Value init = loop.getInitArgs()[pos];

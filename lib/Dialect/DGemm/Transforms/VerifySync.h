@@ -89,6 +89,9 @@ private:
     llvm::MapVector<Value, Operation *> unfenced;
     llvm::MapVector<Value, Pending> pendingStage;
     DenseMap<Value, Pending> pendingAcc;
+    /// Accumulators a chained WGMMA (an async read-modify-write) overwrote
+    /// in place, with that WGMMA: dead from there on.
+    DenseMap<Value, Operation *> overwritten;
     unsigned numGroups = 0;
 
     /// `v`'s async access still in flight, if any.
@@ -99,11 +102,15 @@ private:
   bool asyncWriter(ResourceKind kind);
   LogicalResult
   checkMathBlock(Block &block, MathState st, ArrayRef<unsigned> carried = {},
-                 llvm::SmallDenseSet<Value> *releasedOut = nullptr);
+                 llvm::SmallDenseSet<Value> *releasedOut = nullptr,
+                 DenseMap<Value, Operation *> *overwrittenOut = nullptr);
   LogicalResult checkMathBranches(Operation &op, MathState &st);
   LogicalResult checkMathOp(Operation &op, MathState &st);
   LogicalResult checkRelease(ArriveOp arrive, MathState &st);
   LogicalResult checkMathAccesses(Operation &op, MathState &st);
+  LogicalResult checkChainedAccumulators(Operation &op,
+                                         ArrayRef<ResourceAccess> accesses,
+                                         MathState &st);
   LogicalResult checkIterationEnd(Block &block, MathState &st,
                                   ArrayRef<unsigned> carried,
                                   llvm::SmallDenseSet<Value> &handedOn);

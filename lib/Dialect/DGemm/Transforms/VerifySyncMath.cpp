@@ -56,7 +56,8 @@ bool SyncChecker::asyncWriter(ResourceKind kind) {
 LogicalResult
 SyncChecker::checkMathBlock(Block &block, MathState st,
                             ArrayRef<unsigned> carried,
-                            llvm::SmallDenseSet<Value> *releasedOut) {
+                            llvm::SmallDenseSet<Value> *releasedOut,
+                            DenseMap<Value, Operation *> *overwrittenOut) {
   llvm::SmallDenseSet<Value> inherited = st.acquired;
   for (Value s : st.released)
     inherited.erase(s);
@@ -69,6 +70,18 @@ SyncChecker::checkMathBlock(Block &block, MathState st,
   for (Operation &op : block)
     if (failed(checkMathOp(op, st)))
       return failure();
+  // A block that carries nothing hands on only complete fragments: the next
+  // iteration, or the parent, takes what it yields as complete.
+  auto out =
+      block.empty() ? scf::YieldOp() : dyn_cast<scf::YieldOp>(block.back());
+  if (out && carried.empty())
+    for (auto [pos, v] : llvm::enumerate(out.getOperands()))
+      if (auto writer = st.pendingAcc.find(v); writer != st.pendingAcc.end())
+        return hazard(out,
+                      "yields value #" + Twine(pos) +
+                          " while the WGMMA that writes it may still be in "
+                          "flight, out of a region that does not carry it",
+                      writer->second.op, "written asynchronously here");
   // Values a loop body hands to its next iteration still in flight.
   llvm::SmallDenseSet<Value> handedOn;
   if (!carried.empty() &&
@@ -89,6 +102,9 @@ SyncChecker::checkMathBlock(Block &block, MathState st,
     for (Value stage : inherited)
       if (st.released.contains(stage))
         releasedOut->insert(stage);
+  if (overwrittenOut)
+    for (auto [v, by] : st.overwritten)
+      overwrittenOut->try_emplace(v, by);
   return success();
 }
 
@@ -125,6 +141,13 @@ LogicalResult SyncChecker::checkMathOp(Operation &op, MathState &st) {
     st.unfenced.clear();
     return success();
   }
+  if (auto yield = dyn_cast<scf::YieldOp>(op))
+    for (Value v : yield.getOperands())
+      if (Operation *by = st.overwritten.lookup(v))
+        return hazard(&op,
+                      "hands on an accumulator whose registers a chained "
+                      "WGMMA overwrote in place",
+                      by, "overwritten here");
   if (auto arrive = dyn_cast<ArriveOp>(op))
     return arrive.getBarrier() == BarrierKind::empty ? checkRelease(arrive, st)
                                                      : success();
@@ -141,11 +164,13 @@ LogicalResult SyncChecker::checkMathBranches(Operation &op, MathState &st) {
   // releases nothing.
   if (llvm::any_of(op.getRegions(), [](Region &r) { return r.empty(); }))
     releasedInAll.emplace();
+  // What any path overwrote in place is dead after the region.
+  DenseMap<Value, Operation *> overwrittenIn;
   for (Region &region : op.getRegions())
     for (Block &nested : region) {
       MathState inner = st;
       llvm::SmallDenseSet<Value> rel;
-      if (failed(checkMathBlock(nested, inner, {}, &rel)))
+      if (failed(checkMathBlock(nested, inner, {}, &rel, &overwrittenIn)))
         return failure();
       if (!releasedInAll) {
         releasedInAll = rel;
@@ -157,6 +182,8 @@ LogicalResult SyncChecker::checkMathBranches(Operation &op, MathState &st) {
         *releasedInAll = std::move(both);
       }
     }
+  for (auto [v, by] : overwrittenIn)
+    st.overwritten.try_emplace(v, by);
   if (releasedInAll)
     for (Value v : *releasedInAll) {
       st.released.insert(v);
@@ -197,9 +224,33 @@ LogicalResult SyncChecker::checkRelease(ArriveOp arrive, MathState &st) {
   return success();
 }
 
+/// The chained accumulator: an asynchronous read of a fragment is ordered
+/// after the WGMMA still writing it with no wait (PTX orders the
+/// accumulator accesses of consecutive WGMMAs of one shape, which the op
+/// verifier requires of a chain), and an asynchronous write of a fragment
+/// the operation did not define overwrites its registers in place, so
+/// nothing may access it afterwards.
+LogicalResult SyncChecker::checkChainedAccumulators(
+    Operation &op, ArrayRef<ResourceAccess> accesses, MathState &st) {
+  for (const ResourceAccess &a : accesses)
+    if (a.kind == ResourceKind::Accumulator)
+      if (Operation *by = st.overwritten.lookup(a.index))
+        return hazard(&op,
+                      "accesses an accumulator whose registers a chained "
+                      "WGMMA overwrote in place",
+                      by, "overwritten here");
+  for (const ResourceAccess &a : accesses)
+    if (a.kind == ResourceKind::Accumulator && a.access == AccessKind::Write &&
+        a.proxy == Proxy::Async && a.index.getDefiningOp() != &op)
+      st.overwritten[a.index] = &op;
+  return success();
+}
+
 /// The stage and accumulator accesses an operation declares.
 LogicalResult SyncChecker::checkMathAccesses(Operation &op, MathState &st) {
   SmallVector<ResourceAccess> accesses = accessesOf(&op);
+  if (failed(checkChainedAccumulators(op, accesses, st)))
+    return failure();
   unsigned group = st.numGroups;
   if (llvm::any_of(accesses, [](const ResourceAccess &a) {
         return a.proxy == Proxy::Async;
@@ -318,6 +369,7 @@ LogicalResult SyncChecker::checkLoop(scf::ForOp loop, MathState &st) {
   for (auto &[gr, pos, op] : byGroup)
     renumber.try_emplace(gr, renumber.size());
   body.numGroups = renumber.size();
+  body.overwritten = st.overwritten;
   for (auto &[gr, pos, op] : byGroup) {
     Value init = key(loop.getInitArgs()[pos]);
     Value arg = loop.getRegionIterArgs()[pos];

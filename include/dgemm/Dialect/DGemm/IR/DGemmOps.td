@@ -362,22 +362,35 @@ def DGemm_TmaLoadOp : DGemm_Op<"tma.load",
 
 def DGemm_MmaOp : DGemm_Op<"mma",
     [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
-  let summary = "One 128-deep FP8 block product on the tensor cores";
+  let summary = "One K block's product on the tensor cores";
   let description = [{
-    Four `wgmma.mma_async m64nNk32` e4m3 x e4m3 -> f32 reading A and B of stage
-    `stage` (K-major, 128B swizzle) into a fresh accumulator fragment, as one
-    WGMMA commit group. The stage reads and the accumulator write complete
-    asynchronously.
+    Four `wgmma.mma_async` reading A and B of stage `stage` (128B swizzle),
+    as one WGMMA commit group: `m64nNk32` e4m3 x e4m3 -> f32 over a 128-deep
+    FP8 block, or `m64nNk16` bf16 x bf16 -> f32 over a 64-deep BF16 block
+    (the kernel's config says which). The stage reads and the accumulator
+    write complete asynchronously.
+
+    Without `chain`, the product goes into a fresh fragment (the first WGMMA
+    has scale-d = 0): the FP8 kernels promote every block's product. With
+    `chain(%prev)`, the WGMMAs accumulate onto `%prev` in place, the BF16
+    kernels' FP32 accumulation over all of K: an asynchronous
+    read-modify-write of `%prev`'s registers, whose result is the op's
+    `acc`. `%prev` may still be in flight from the previous dgemm.mma (PTX
+    orders accumulator accesses of consecutive WGMMAs of one shape), but it
+    is overwritten: nothing may use it afterwards (docs/Synchronization.md).
 
     The product covers tile columns [`col_offset`, `col_offset` + N), N being
     twice the accumulator's length (the tile's full width when the kernel
     does not split it). A tile computed as several column slices lets the
     promotion of one slice run while the tensor cores compute the next.
   }];
-  let arguments = (ins I32:$stage, DefaultValuedAttr<I64Attr, "0">:$col_offset);
+  let arguments = (ins I32:$stage,
+                   Optional<VectorOfRankAndType<[1], [F32]>>:$chain,
+                   DefaultValuedAttr<I64Attr, "0">:$col_offset);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$acc);
   let assemblyFormat = [{
-    `stage` `(` $stage `)` (`cols` `(` $col_offset^ `)`)? attr-dict `:` type($acc)
+    `stage` `(` $stage `)` (`chain` `(` $chain^ `:` type($chain) `)`)?
+    (`cols` `(` $col_offset^ `)`)? attr-dict `:` type($acc)
   }];
   let hasVerifier = 1;
 }
@@ -453,7 +466,9 @@ def DGemm_LoadBlockScaleOp : DGemm_Op<"load_block_scale", [Pure]> {
   let hasVerifier = 1;
 }
 
-def DGemm_StoreRowsOp : DGemm_Op<"store_rows", [AttrSizedOperandSegments]> {
+def DGemm_StoreRowsOp : DGemm_Op<"store_rows",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>,
+     AttrSizedOperandSegments]> {
   let summary = "Writes a tile's sums to d as BF16, the rows of its group only";
   let description = [{
     The epilogue of the 1D2D kernels: every math thread converts its FP32
@@ -472,7 +487,8 @@ def DGemm_StoreRowsOp : DGemm_Op<"store_rows", [AttrSizedOperandSegments]> {
       rows (M_max for masked; normal has group 0 and limit M).
 
     Plain global stores of the tile's own rows: no other CTA writes them and
-    no op of the kernel reads them, so the op declares no resource.
+    no op of the kernel reads them. The op declares generic reads of its
+    sums, which in a kernel without promotion are WGMMA accumulators.
   }];
   let arguments = (ins Variadic<VectorOfRankAndType<[1], [F32]>>:$sums,
                    I32:$group, I32:$m_block, I32:$n_block,
@@ -515,13 +531,16 @@ def DGemm_TurnOp : DGemm_Op<"turn",
   let hasVerifier = 1;
 }
 
-def DGemm_EpilogueOp : DGemm_Op<"epilogue"> {
+def DGemm_EpilogueOp : DGemm_Op<"epilogue",
+    [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>]> {
   let summary = "Writes d[group] = c[group] + sum for one output tile";
   let description = [{
     `sums` are the tile's FP32 sums as consecutive column slices, left to
     right (one operand when the tile is not split); together they cover the
     tile's block_n columns. The lowering reads the tile's number of 128-deep
-    K blocks from the block loop the sums come from.
+    K blocks from the block loop the sums come from. It declares generic
+    reads of its sums, which in a kernel without promotion are WGMMA
+    accumulators.
   }];
   let arguments = (ins Variadic<VectorOfRankAndType<[1], [F32]>>:$sums,
                    I32:$group, I32:$m_block, I32:$n_block);
