@@ -1,6 +1,6 @@
 //===- MGroupedValidationTest.cpp - The 1D2D entries' rules, no GPU -------===//
 //
-// checkMGroupedArguments for the three row mappings (contiguous, masked,
+// checkMGroupedArguments for the four row mappings (contiguous, psum, masked,
 // normal) and the C entries that refuse bad arguments before touching the
 // driver.
 //
@@ -40,7 +40,7 @@ MGroupedArgs valid(Kind kind) {
   args.n = 4096;
   args.k = 7168;
   args.numGroups = kind == Kind::Normal ? 1 : 4;
-  if (kind == Kind::MGroupedContiguous)
+  if (kind == Kind::MGroupedContiguous || kind == Kind::MGroupedContiguousPsum)
     args.groupedLayout = fake<const int32_t>(6ull << 30);
   if (kind == Kind::MGroupedMasked) {
     args.maskedM = fake<const int32_t>(7ull << 30);
@@ -54,8 +54,8 @@ std::string message(const MGroupedArgs &args) {
 }
 
 TEST(MGroupedValidationTest, AcceptsValidCallOfEveryKind) {
-  for (Kind kind :
-       {Kind::MGroupedContiguous, Kind::MGroupedMasked, Kind::Normal})
+  for (Kind kind : {Kind::MGroupedContiguous, Kind::MGroupedContiguousPsum,
+                    Kind::MGroupedMasked, Kind::Normal})
     EXPECT_TRUE(checkMGroupedArguments(valid(kind)).ok())
         << dgemm::heuristics::kindName(kind) << ": " << message(valid(kind));
 }
@@ -146,8 +146,8 @@ TEST(MGroupedValidationTest, NormalRaggedMIsAccepted) {
 }
 
 TEST(MGroupedValidationTest, SharedRulesNameTheArgument) {
-  for (Kind kind :
-       {Kind::MGroupedContiguous, Kind::MGroupedMasked, Kind::Normal}) {
+  for (Kind kind : {Kind::MGroupedContiguous, Kind::MGroupedContiguousPsum,
+                    Kind::MGroupedMasked, Kind::Normal}) {
     MGroupedArgs args = valid(kind);
     args.k = 7000;
     EXPECT_THAT(message(args),
@@ -163,6 +163,38 @@ TEST(MGroupedValidationTest, SharedRulesNameTheArgument) {
     args.d = nullptr;
     EXPECT_THAT(message(args), HasSubstr("argument 'd' must not be null"));
   }
+}
+
+TEST(MGroupedValidationTest, PsumNeedsItsArrayAndAHintInRange) {
+  MGroupedArgs args = valid(Kind::MGroupedContiguousPsum);
+  args.groupedLayout = nullptr;
+  EXPECT_THAT(message(args), HasSubstr("argument 'psum' must not be null"));
+  args = valid(Kind::MGroupedContiguousPsum);
+  args.expectedM = -1;
+  EXPECT_THAT(message(args),
+              HasSubstr("argument 'expected_m' must be 0 (none)"));
+  args.expectedM = 64; // a hint is optional
+  EXPECT_TRUE(checkMGroupedArguments(args).ok()) << message(args);
+}
+
+TEST(MGroupedValidationTest, PsumOverlapCountsGroupsNotRows) {
+  // psum is [G] int32 = 16 bytes: placed right after d (256 x 4096 BF16 =
+  // 2 MiB) it is accepted, 16 bytes earlier it overlaps.
+  MGroupedArgs args = valid(Kind::MGroupedContiguousPsum);
+  args.groupedLayout = fake<const int32_t>((5ull << 30) + (2ull << 20));
+  EXPECT_TRUE(checkMGroupedArguments(args).ok()) << message(args);
+  args.groupedLayout = fake<const int32_t>((5ull << 30) + (2ull << 20) - 16);
+  EXPECT_THAT(message(args), HasSubstr("argument 'd' must not overlap 'psum'"));
+}
+
+TEST(MGroupedValidationTest, PsumCEntryRefusesBeforeTheDriver) {
+  char err[256] = "";
+  int rc = dgemm_m_grouped_fp8_gemm_nt_contiguous_psum(
+      fake(1ull << 30), fake(2ull << 30), fake(3ull << 30), fake(4ull << 30),
+      fake(5ull << 30), nullptr, 256, 4096, 7168, 4, 0, nullptr, err,
+      sizeof(err));
+  EXPECT_EQ(rc, DGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(err, HasSubstr("'psum' must not be null"));
 }
 
 TEST(MGroupedValidationTest, MaskedCEntryRefusesBeforeTheDriver) {

@@ -37,3 +37,10 @@ dgemm.gemm @dense_1d1d normal nt m = 4096 n = 7168 k = 7168 groups = 1
 
 // The k-grouped kernel's options have no meaning for the 1D2D kinds.
 // OPT: desc-slots, cluster-m and quad-b configure the k-grouped kernel; m_grouped_masked has no descriptor slots
+
+// The psum layout plans as the per-row layout does: M_sum rows in one
+// schedule group (4 x 8192 rows of 4096 columns: 128 x 128 tiles).
+// CHECK-LABEL: dgemm.gemm @forward_psum
+// CHECK-SAME: config <kind = m_grouped_contiguous_psum, block_m = 128, block_n = 128, block_k = 128, stages = 6, desc_slots = 0, math_warpgroups = 2
+dgemm.gemm @forward_psum m_grouped_contiguous_psum nt m = 32768 n = 4096 k = 7168 groups = 4
+    : (f8E4M3FN, f8E4M3FN) -> bf16 recipe [1, 128, 128]
