@@ -90,7 +90,10 @@ def _is_int(value: Any) -> bool:
     # bool is an int subclass but never a meaningful count here.
     if isinstance(value, bool):
         return False
-    if type(value).__name__ == "SymInt":  # traced by torch.compile: an int at run time
+    # An int needs no __index__ call: under torch.compile a traced int (a SymInt once a
+    # recompilation made it dynamic) passes this test, and calling __index__ on it would
+    # break the graph (fullgraph=True fails; seen with torch 2.11).
+    if isinstance(value, int) or type(value).__name__ == "SymInt":
         return True
     try:
         value.__index__()
@@ -111,10 +114,8 @@ def normalize_ks(ks: Any, name: str = "ks") -> Tuple[int, ...]:
     for i, k in enumerate(ks):
         if not _is_int(k):
             raise TypeError(f"{name}[{i}] must be an int, got {type(k).__name__} {k!r}")
-        if type(k).__name__ != "SymInt":
-            # A SymInt stays symbolic: __index__ would break torch.compile's graph
-            # (fullgraph=True fails) once a recompilation made ks dynamic.
-            k = k.__index__()
+        if not isinstance(k, int) and type(k).__name__ != "SymInt":
+            k = k.__index__()  # numpy integers and other __index__ types
         if k < 0:
             raise ValueError(f"{name}[{i}] = {k} is negative: every group size K_g must be >= 0")
         if k % BLOCK_K != 0:
