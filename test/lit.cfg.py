@@ -27,6 +27,8 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.dgemm_tools_dir, config.llvm_tools_dir]
 tools = ["dgemm-opt", "dgemm-translate", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+# LLVM's own llc, for tests that show what upstream lowerings become in PTX.
+llvm_config.add_tool_substitutions(["llc"], [config.llvm_tools_dir])
 
 # Generated PTX is assembled for sm_90a wherever ptxas is installed.
 if config.ptxas and os.path.exists(config.ptxas):

@@ -22,6 +22,8 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
   // would (rightly) reject them.
   if (options.unsafe.empty())
     pm.addPass(createDGemmVerifySync());
+  pm.addPass(createConvertDGemmToNVGPU());
+  pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createConvertDGemmToNVVM());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -35,7 +37,6 @@ void mlir::dgemm::buildDGemmToLLVMPipeline(
 
 void mlir::dgemm::registerDGemmPipelines() {
   PassPipelineRegistration<DGemmPipelineOptions>(
-      "dgemm-to-llvm",
-      "Lowers dgemm descriptions to LLVM-dialect NVVM kernels",
+      "dgemm-to-llvm", "Lowers dgemm descriptions to LLVM-dialect NVVM kernels",
       buildDGemmToLLVMPipeline);
 }

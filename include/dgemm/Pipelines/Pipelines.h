@@ -26,8 +26,9 @@ struct DGemmPipelineOptions
 };
 
 /// dgemm-select-config, dgemm-lower-to-kernel, dgemm-place-sync,
-/// dgemm-verify-sync, convert-dgemm-to-nvvm, then the upstream conversions to
-/// the LLVM dialect (scf, arith, cf, nvvm inline PTX).
+/// dgemm-verify-sync, convert-dgemm-to-nvgpu, upstream convert-nvgpu-to-nvvm,
+/// convert-dgemm-to-nvvm, then the upstream conversions to the LLVM dialect
+/// (scf, arith, cf, nvvm inline PTX).
 void buildDGemmToLLVMPipeline(OpPassManager &pm,
                               const DGemmPipelineOptions &options);
 

@@ -1,10 +1,10 @@
 //===- DGemmToNVVM.cpp - Lower dgemm kernels to NVVM ----------------------===//
 //
-// Each dgemm.kernel becomes an llvm.func kernel; its dgemm ops become NVVM
-// operations (mbarrier, cp.async.bulk.tensor, wgmma, proxy fences,
-// setmaxregister) and LLVM arithmetic, one conversion pattern per op
-// (KernelLowering.h lists the pattern files). `tensormap.replace`, which NVVM
-// has no op for, is emitted as inline PTX. arith and scf are left to the
+// Each dgemm.kernel becomes an llvm.func kernel; the dgemm ops that
+// convert-dgemm-to-nvgpu left become NVVM operations (mbarrier waits, wgmma,
+// proxy fences, setmaxregister) and LLVM arithmetic, one conversion pattern
+// per op (KernelLowering.h lists the pattern files). `tensormap.replace`, which
+// NVVM has no op for, is emitted as inline PTX. arith and scf are left to the
 // upstream conversions that follow in the pipeline.
 //
 //===----------------------------------------------------------------------===//
@@ -89,10 +89,11 @@ LogicalResult convertPhase(Operation *root,
   return applyPartialConversion(root, target, patterns, config);
 }
 
-/// The kernel's ops, concern by concern. The order is what the patterns
-/// assume:
-/// - warp_specialize first: it creates what every other op uses (the
-///   descriptor bookkeeping registers, the arrival mode of releases);
+/// The kernel's ops, concern by concern, after convert-dgemm-to-nvgpu lowered
+/// the barriers' initialization, the arrives, the TMA loads and the drains.
+/// The order is what the patterns assume:
+/// - warp_specialize first: it moves the roles' ops into their branches and
+///   records the workers' thread count the park patterns read;
 /// - dgemm.mma before dgemm.turn: a block's WGMMA operand descriptors are
 ///   hoisted above the turn's wait that precedes it, past the WGMMAs already
 ///   lowered for the earlier blocks of the turn;
@@ -113,10 +114,19 @@ LogicalResult convertKernelOps(KernelContext &k) {
   populateParkPatterns(k, all);
   populateMGroupedPatterns(k, all);
   FrozenRewritePatternSet patterns(std::move(all));
-  Operation *f = k.func;
+  Operation *f = k.kernel;
+  WalkResult early = f->walk([&](Operation *op) {
+    if (!isa<TmaLoadOp, ArriveOp, DescDrainOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("is lowered by convert-dgemm-to-nvgpu, which runs before "
+                    "convert-dgemm-to-nvvm");
+    return WalkResult::interrupt();
+  });
+  if (early.wasInterrupted())
+    return failure();
   if (failed(convertPhase<WarpSpecializeOp>(f, patterns)) ||
-      failed(convertPhase<TmaLoadOp, DescDrainOp, DescUpdateOp, DescPublishOp,
-                          WaitOp, ArriveOp, ProxyFenceOp>(f, patterns)) ||
+      failed(convertPhase<DescUpdateOp, DescPublishOp, WaitOp, ProxyFenceOp>(
+          f, patterns)) ||
       failed(convertPhase<MmaOp>(f, patterns)) ||
       failed(convertPhase<MmaWaitOp, TurnOp>(f, patterns)) ||
       failed(convertPhase<LoadScalesOp, LoadBlockScaleOp, PromoteOp>(
@@ -126,8 +136,9 @@ LogicalResult convertKernelOps(KernelContext &k) {
       failed(convertPhase<StageOp>(f, patterns)))
     return failure();
   // The block-loop marks served the c prefetch's placement.
-  k.func.walk([](scf::ForOp loop) { loop->removeAttr("dgemm.first_block"); });
-  WalkResult left = k.func.walk([&](Operation *op) {
+  k.kernel->walk(
+      [](scf::ForOp loop) { loop->removeAttr("dgemm.first_block"); });
+  WalkResult left = k.kernel->walk([&](Operation *op) {
     if (isa<DGemmDialect>(op->getDialect())) {
       op->emitOpError("cannot be lowered to NVVM");
       return WalkResult::interrupt();
@@ -154,13 +165,7 @@ struct ConvertDGemmToNVVMPass
         return signalPassFailure();
       }
     }
-    OpBuilder b(ctx);
-    b.setInsertionPointToStart(module.getBody());
-    if (!module.lookupSymbol(kSmemSymbol))
-      b.create<LLVM::GlobalOp>(
-          module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-          /*isConstant=*/false, LLVM::Linkage::External, kSmemSymbol,
-          Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+    declareDynamicSmem(module);
     RewritePatternSet kernels(ctx);
     kernels.add<KernelOpLowering>(ctx);
     if (failed(convertPhase<KernelOp>(

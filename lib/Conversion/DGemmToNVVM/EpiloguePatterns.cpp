@@ -31,7 +31,7 @@ static void emitPrefetch(KernelContext &k, OpBuilder &b, Location loc,
     return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), v);
   };
   ConfigAttr config = k.config;
-  auto arg = [&](KernelOp::Arg a) { return k.func.getArgument(a); };
+  auto arg = [&](KernelOp::Arg a) { return k.arg(a); };
   auto globalPtr = LLVM::LLVMPointerType::get(k.ctx, 1);
   auto genericPtr = LLVM::LLVMPointerType::get(k.ctx);
   auto ext = [&](Value v) {

@@ -6,10 +6,22 @@ using namespace mlir;
 using namespace mlir::dgemm;
 using namespace mlir::dgemm::nvvm_lowering;
 
-KernelContext::KernelContext(LLVM::LLVMFuncOp func, ConfigAttr config)
-    : func(func), config(config),
+void nvvm_lowering::declareDynamicSmem(ModuleOp module) {
+  if (module.lookupSymbol(kSmemSymbol))
+    return;
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToStart(module.getBody());
+  b.create<LLVM::GlobalOp>(module.getLoc(),
+                           LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kSmemSymbol, Attribute(), /*alignment=*/1024,
+                           /*addrSpace=*/3);
+}
+
+KernelContext::KernelContext(Operation *kernel, ConfigAttr config)
+    : kernel(kernel), config(config),
       layout(::dgemm::heuristics::smemLayoutFor(toHeuristicsConfig(config))),
-      ctx(func.getContext()), quadB(config.getQuadB() != 0),
+      ctx(kernel->getContext()), quadB(config.getQuadB() != 0),
       inPlace(config.isInPlace()),
       reduce(config.isInPlace() ||
              config.getEpilogue() == KernelEpilogue::Reduction),

@@ -3,10 +3,11 @@
 //
 // The conversion of one dgemm.kernel is a set of patterns, one per op, grouped
 // by concern (PipelinePatterns.cpp, MmaPatterns.cpp, ScalePatterns.cpp,
-// EpiloguePatterns.cpp, ParkPatterns.cpp, KernelSkeleton.cpp). They share the
-// kernel's context: its function, configuration, shared-memory layout (the
-// heuristics library's, so the runtime's totals and these offsets are one
-// computation) and the values the skeleton creates once for every op.
+// EpiloguePatterns.cpp, ParkPatterns.cpp, KernelSkeleton.cpp here; the
+// nvgpu patterns of convert-dgemm-to-nvgpu in ../DGemmToNVGPU). They share
+// the kernel's context: its function, configuration, shared-memory layout
+// (the heuristics library's, so the runtime's totals and these offsets are
+// one computation) and the values created once for every op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::dgemm::nvvm_lowering {
@@ -27,15 +29,23 @@ namespace mlir::dgemm::nvvm_lowering {
 /// The dynamic shared-memory array every kernel carves up.
 inline constexpr StringLiteral kSmemSymbol = "dgemm_dynamic_smem";
 
+/// Declares the array in `module` unless it is there.
+void declareDynamicSmem(ModuleOp module);
+
 /// What every pattern of one kernel shares.
 struct KernelContext {
-  KernelContext(LLVM::LLVMFuncOp func, ConfigAttr config);
+  /// `kernel`: the dgemm.kernel (convert-dgemm-to-nvgpu) or the llvm.func it
+  /// became (convert-dgemm-to-nvvm); both take the kernel's arguments
+  /// (KernelOp::Arg) as the entry block's.
+  KernelContext(Operation *kernel, ConfigAttr config);
 
-  LLVM::LLVMFuncOp func;
+  Operation *kernel;
   ConfigAttr config;
   /// Byte offsets of the shared-memory carve-up (heuristics::smemLayoutFor).
   ::dgemm::heuristics::SmemLayout layout;
   MLIRContext *ctx;
+  Block &entry() const { return kernel->getRegion(0).front(); }
+  Value arg(KernelOp::Arg a) const { return entry().getArgument(a); }
   /// B's rows reach shared memory in quad order (quad_b = 1): fragment
   /// column (j, c) of lane q is tile column 16(j / 2) + 4q + 2(j % 2) + c.
   bool quadB;
@@ -50,10 +60,11 @@ struct KernelContext {
   /// except with B multicast (cluster_m = 2), where 2 measured faster.
   int64_t redVectorWidth;
 
-  // Set by the warp_specialize lowering, read by the op patterns.
   /// Threads of the producer warpgroup (from thread 32 on) that run the
-  /// workers' role (dgemm.warp_specialize's worker_threads; 0: none).
+  /// workers' role (dgemm.warp_specialize's worker_threads; 0: none). Set
+  /// by the warp_specialize lowering, read by the park patterns.
   int64_t workerThreads = 0;
+  // Set by convert-dgemm-to-nvgpu before its patterns run.
   /// Math-role releases: one arrive per warp (else per thread), following
   /// the arrival count dgemm-place-sync recorded.
   bool releasePerWarp = true;
@@ -81,7 +92,7 @@ protected:
   Type smemPtr() const { return LLVM::LLVMPointerType::get(ctx, 3); }
   Type genericPtr() const { return LLVM::LLVMPointerType::get(ctx); }
   Type globalPtr() const { return LLVM::LLVMPointerType::get(ctx, 1); }
-  Value arg(KernelOp::Arg a) const { return k.func.getArgument(a); }
+  Value arg(KernelOp::Arg a) const { return k.arg(a); }
 
   /// Shared-memory pointer `base + offset` (offset an i32 value).
   Value smemAt(OpBuilder &b, Location loc, Value offset) const;
@@ -181,8 +192,7 @@ void prefetchTileC(KernelContext &k, Operation *op, ValueRange sums,
 
 // Pattern sets, one per concern. The pass applies them in phases
 // (DGemmToNVVM.cpp says why the order matters).
-/// dgemm.stage, wait, arrive, tma.load, desc.update/drain/publish,
-/// proxy.fence.
+/// dgemm.stage, wait, desc.update/publish, proxy.fence.
 void populatePipelinePatterns(KernelContext &k, RewritePatternSet &patterns);
 /// dgemm.mma, mma.wait, turn.
 void populateMmaPatterns(KernelContext &k, RewritePatternSet &patterns);
@@ -194,7 +204,7 @@ void populateEpiloguePatterns(KernelContext &k, RewritePatternSet &patterns);
 void populateParkPatterns(KernelContext &k, RewritePatternSet &patterns);
 /// dgemm.load_block_scale, store_rows (the m-grouped kernel).
 void populateMGroupedPatterns(KernelContext &k, RewritePatternSet &patterns);
-/// dgemm.warp_specialize (barrier initialization, role dispatch).
+/// dgemm.warp_specialize (role dispatch).
 void populateSkeletonPatterns(KernelContext &k, RewritePatternSet &patterns);
 
 } // namespace mlir::dgemm::nvvm_lowering

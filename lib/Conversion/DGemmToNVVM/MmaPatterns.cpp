@@ -49,7 +49,7 @@ struct MmaLowering : KernelPattern<MmaOp> {
     // entry, where every lane of every warp is active.
     if (!k.uniformWg) {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&k.func.getBody().front());
+      b.setInsertionPointToStart(&k.entry());
       k.uniformWg = b.create<NVVM::ShflOp>(loc, b.getI32Type(), i32(b, loc, -1),
                                            mathWarpgroup(b, loc, tid(b, loc)),
                                            i32(b, loc, 0), i32(b, loc, 0x1f),

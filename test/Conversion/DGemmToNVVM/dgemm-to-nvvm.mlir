@@ -1,17 +1,22 @@
 // Quad-ordered B is off here (quad-b=0): Target/PTX/seed-wgrad.test pins it.
-// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
-// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=2 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MC
+// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=1 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not="dgemm."
+// RUN: dgemm-opt %s "--dgemm-select-config=cluster-m=2 quad-b=0" --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MC
 
 // With cluster_m = 2: every empty barrier counts the 8 warps of both CTAs;
 // the CTAs of a cluster sync after barrier initialization; a release arrives
 // on this CTA's barrier and, through mapa, on the peer's; this CTA's half of
 // B is multicast (mask 0b11) at offset rank * 8192 of the stage.
-// MC-DAG: %[[SIXTEEN:.+]] = llvm.mlir.constant(16 : i32)
+// (The count reaches nvvm.mbarrier.init through nvgpu.mbarrier.init, as an
+// index truncated to i32; the multicast load through nvgpu.tma.async.load,
+// which names the destination in the shared::cluster window.)
+// MC-DAG: %[[SIXTEEN:.+]] = arith.constant 16 : index
 // MC-DAG: %[[MASK:.+]] = llvm.mlir.constant(3 : i16)
-// MC: nvvm.mbarrier.init {{.*}}, %[[SIXTEEN]]
+// MC: %[[N:.+]] = builtin.unrealized_conversion_cast %[[SIXTEEN]] : index to i64
+// MC: %[[T:.+]] = llvm.trunc %[[N]] : i64 to i32
+// MC-NEXT: nvvm.mbarrier.init {{.*}}, %[[T]]
 // MC: barrier.cluster.arrive.release
-// MC: llvm.addrspacecast {{.*}} : !llvm.ptr<3> to !llvm.ptr<7>
-// MC-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} multicast_mask = %[[MASK]] : !llvm.ptr<7>
+// MC: %[[DST:.+]] = llvm.addrspacecast {{.*}} : !llvm.ptr<3> to !llvm.ptr<7>
+// MC: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST]], {{.*}} multicast_mask = %[[MASK]] : !llvm.ptr<7>
 // MC: nvvm.mbarrier.arrive
 // MC: mapa.shared::cluster.u32
 // MC: barrier.cluster.arrive.release
@@ -58,10 +63,12 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 
 // The release: the proxy fence that orders the scales' ld.shared before the
-// producer's next TMA write, a warp-wide sync, then one arrive per warp.
+// producer's next TMA write, a warp-wide sync, then one arrive per warp (at
+// element 0 of the barrier's one-barrier nvgpu group: docs/UpstreamNVGPU.md).
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.bar.warp.sync
 // CHECK: scf.if
+// CHECK-NEXT: llvm.getelementptr
 // CHECK-NEXT: nvvm.mbarrier.arrive
 // Then the turn passes to the other warpgroup (bar.arrive on barrier
 // 2 - warpgroup) before the promotion; after the last tile warpgroup 0 takes

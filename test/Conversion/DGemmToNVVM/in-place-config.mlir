@@ -1,4 +1,4 @@
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not=red.global.add.v2 --implicit-check-not="!llvm.ptr<1> -> vector"
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --implicit-check-not=red.global.add.v2 --implicit-check-not="!llvm.ptr<1> -> vector"
 
 // A configuration with epilogue = in_place (what the runtime's heuristics pick
 // for in-place calls whose groups are mostly longer than 8 K blocks) builds

@@ -3,11 +3,11 @@
 // bench/NOTES.md keeps the record): the tensor-core turn, the WGMMA operand
 // descriptors, the promotion's scale loads and the epilogue.
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync | FileCheck %s --check-prefix=LATE
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=DEFAULT
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SETUP
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SFB
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=UNIFORM
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=EPI
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=DEFAULT
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SETUP
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=SFB
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=UNIFORM
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=EPI
 
 dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 128, block_n = 192, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>

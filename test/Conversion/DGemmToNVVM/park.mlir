@@ -1,6 +1,6 @@
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
-// RUN: sed 's/epilogue = parked/epilogue = in_place/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=OFF
-// RUN: sed 's/block_n = 192/block_n = 128/; s/stages = 3/stages = 4/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=NARROW
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
+// RUN: sed 's/epilogue = parked/epilogue = in_place/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=OFF
+// RUN: sed 's/block_n = 192/block_n = 128/; s/stages = 3/stages = 4/' %s | dgemm-opt --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=NARROW
 
 // epilogue = parked: an in-place kernel whose whole tile fits after the
 // pipeline (3 stages at 192 columns: 126976 bytes of stages, then
@@ -8,13 +8,23 @@
 // tile's sums in shared memory, and threads 32..127 of the producer warpgroup (the workers role)
 // add them to d while the math warpgroups go on. The park's barriers are
 // dgemm-place-sync's dgemm.wait/arrive park_full and park_empty: park full
-// expects the 256 math threads, park empty the 96 workers.
+// expects the 256 math threads, park empty the 96 workers. The counts reach
+// nvvm.mbarrier.init through nvgpu.mbarrier.init (convert-dgemm-to-nvgpu),
+// as index constants truncated to i32, and each barrier as element 0 of a
+// one-barrier group viewed at its offset; the LLVM conversions fold both.
 // CHECK-DAG: %[[C96:.+]] = llvm.mlir.constant(96 : i32) : i32
-// CHECK-DAG: %[[C256:.+]] = llvm.mlir.constant(256 : i32) : i32
-// CHECK: %[[FULL:.+]] = llvm.getelementptr %{{.+}}[225280] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK-NEXT: nvvm.mbarrier.init %[[FULL]], %[[C256]]
-// CHECK: %[[EMPTY:.+]] = llvm.getelementptr %{{.+}}[225288] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK-NEXT: nvvm.mbarrier.init %[[EMPTY]], %[[C96]]
+// CHECK-DAG: %[[N96:.+]] = arith.constant 96 : index
+// CHECK-DAG: %[[N256:.+]] = arith.constant 256 : index
+// CHECK: %[[W256:.+]] = builtin.unrealized_conversion_cast %[[N256]] : index to i64
+// CHECK-NEXT: %[[FULL:.+]] = llvm.getelementptr %{{.+}}[225280] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[FULL0:.+]] = llvm.getelementptr %[[FULL]][%{{.+}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i64
+// CHECK-NEXT: %[[T256:.+]] = llvm.trunc %[[W256]] : i64 to i32
+// CHECK-NEXT: nvvm.mbarrier.init %[[FULL0]], %[[T256]]
+// CHECK: %[[W96:.+]] = builtin.unrealized_conversion_cast %[[N96]] : index to i64
+// CHECK-NEXT: %[[EMPTY:.+]] = llvm.getelementptr %{{.+}}[225288] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[EMPTY0:.+]] = llvm.getelementptr %[[EMPTY]][%{{.+}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i64
+// CHECK-NEXT: %[[T96:.+]] = llvm.trunc %[[W96]] : i64 to i32
+// CHECK-NEXT: nvvm.mbarrier.init %[[EMPTY0]], %[[T96]]
 // Producer warpgroup: thread 0 loads; threads 32..127 are the workers. Per
 // tile: wait for the park (full); read the tile's coordinates the math warps
 // recorded after the barriers (so the workers need not know the tile
@@ -34,6 +44,8 @@
 // CHECK-COUNT-4: red.global.add.v4.f32
 // CHECK-NOT: red.global
 // CHECK: llvm.getelementptr %{{.+}}[225288]
+// CHECK-NEXT: builtin.unrealized_conversion_cast
+// CHECK-NEXT: llvm.getelementptr
 // CHECK-NEXT: nvvm.mbarrier.arrive
 // Math warpgroups: after the block loop, wait for the park to be free, write
 // the 96 sums as 48 8-byte stores; thread 128 records the coordinates; all
@@ -48,6 +60,8 @@
 // CHECK-NEXT: llvm.store %{{.+}}, %[[REC2]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK-NOT: llvm.store
 // CHECK: llvm.getelementptr %{{.+}}[225280]
+// CHECK-NEXT: builtin.unrealized_conversion_cast
+// CHECK-NEXT: llvm.getelementptr
 // CHECK-NEXT: nvvm.mbarrier.arrive
 // CHECK-NOT: red.global
 // CHECK: llvm.return
@@ -56,11 +70,18 @@
 // row, so two warps (64 threads) take two rows per step; 32 stores per
 // math thread.
 // NARROW-DAG: %[[C64:.+]] = llvm.mlir.constant(64 : i32) : i32
-// NARROW-DAG: %[[C256:.+]] = llvm.mlir.constant(256 : i32) : i32
-// NARROW: %[[FULL:.+]] = llvm.getelementptr %{{.+}}[201728] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// NARROW-NEXT: nvvm.mbarrier.init %[[FULL]], %[[C256]]
-// NARROW: %[[EMPTY:.+]] = llvm.getelementptr %{{.+}}[201736] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// NARROW-NEXT: nvvm.mbarrier.init %[[EMPTY]], %[[C64]]
+// NARROW-DAG: %[[N64:.+]] = arith.constant 64 : index
+// NARROW-DAG: %[[N256:.+]] = arith.constant 256 : index
+// NARROW: %[[W256:.+]] = builtin.unrealized_conversion_cast %[[N256]] : index to i64
+// NARROW-NEXT: %[[FULL:.+]] = llvm.getelementptr %{{.+}}[201728] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// NARROW-NEXT: %[[FULL0:.+]] = llvm.getelementptr %[[FULL]][%{{.+}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i64
+// NARROW-NEXT: %[[T256:.+]] = llvm.trunc %[[W256]] : i64 to i32
+// NARROW-NEXT: nvvm.mbarrier.init %[[FULL0]], %[[T256]]
+// NARROW: %[[W64:.+]] = builtin.unrealized_conversion_cast %[[N64]] : index to i64
+// NARROW-NEXT: %[[EMPTY:.+]] = llvm.getelementptr %{{.+}}[201736] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// NARROW-NEXT: %[[EMPTY0:.+]] = llvm.getelementptr %[[EMPTY]][%{{.+}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i64
+// NARROW-NEXT: %[[T64:.+]] = llvm.trunc %[[W64]] : i64 to i32
+// NARROW-NEXT: nvvm.mbarrier.init %[[EMPTY0]], %[[T64]]
 // NARROW: arith.cmpi ult, %{{.+}}, %[[C64]] : i32
 // NARROW-COUNT-4: red.global.add.v4.f32
 // NARROW: nvvm.setmaxregister increase 232
@@ -70,6 +91,8 @@
 // NARROW-NEXT: llvm.store
 // NARROW-NOT: llvm.store
 // NARROW: llvm.getelementptr %{{.+}}[201728]
+// NARROW-NEXT: builtin.unrealized_conversion_cast
+// NARROW-NEXT: llvm.getelementptr
 // NARROW-NEXT: nvvm.mbarrier.arrive
 
 // Without the park (epilogue = in_place), the same 3-stage kernel reduces

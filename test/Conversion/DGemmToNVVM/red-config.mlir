@@ -1,11 +1,11 @@
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
-// RUN: sed 's/red_max_blocks = 8/red_max_blocks = 3/' %s | dgemm-opt --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=BOUND --implicit-check-not=red.global.add.v2
-// RUN: sed 's/cluster_m = 1/cluster_m = 2/' %s | dgemm-opt --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MCAST --implicit-check-not=red.global.add.v4
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=WIDE --implicit-check-not=red.global.add.v2
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
+// RUN: sed 's/red_max_blocks = 8/red_max_blocks = 3/' %s | dgemm-opt --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=BOUND --implicit-check-not=red.global.add.v2
+// RUN: sed 's/cluster_m = 1/cluster_m = 2/' %s | dgemm-opt --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=MCAST --implicit-check-not=red.global.add.v4
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s --check-prefix=WIDE --implicit-check-not=red.global.add.v2
 // An epilogue whose sums do not come from a block loop (here: the zero
 // vector) gives the reduction's bound no block count: an error, not a kernel
 // silently without the reduction.
-// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync | sed -E 's/dgemm.epilogue %%[0-9]+#1 /dgemm.epilogue %%cst /' | not dgemm-opt --convert-dgemm-to-nvvm 2>&1 | FileCheck %s --check-prefix=NOBLOCKS
+// RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync | sed -E 's/dgemm.epilogue %%[0-9]+#1 /dgemm.epilogue %%cst /' | not dgemm-opt --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm 2>&1 | FileCheck %s --check-prefix=NOBLOCKS
 // NOBLOCKS: error: 'dgemm.epilogue' op the reduction epilogue's bound needs the tile's block count
 
 // A configuration with epilogue = reduction, red_max_blocks = 8 (what the

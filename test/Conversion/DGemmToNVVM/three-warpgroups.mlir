@@ -3,7 +3,7 @@
 // tensor-core turn going round the three warpgroups, handed over right after
 // the WGMMAs are issued. dgemm-verify-sync accepts the schedule.
 // RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync | FileCheck %s --check-prefix=KERNEL
-// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
+// RUN: dgemm-opt %s --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
 
 dgemm.gemm @w k_grouped_contiguous nt m = 4096 n = 7168 k = ?
     groups = 4 : (f8E4M3FN, f8E4M3FN) -> f32 accumulate recipe [1, 1, 128] config <block_m = 192, block_n = 128, block_k = 128, stages = 5, desc_slots = 2, math_warpgroups = 3, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132>

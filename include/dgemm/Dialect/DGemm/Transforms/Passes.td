@@ -123,14 +123,37 @@ def DGemmVerifySync : Pass<"dgemm-verify-sync", "ModuleOp"> {
   }];
 }
 
+def ConvertDGemmToNVGPU : Pass<"convert-dgemm-to-nvgpu", "ModuleOp"> {
+  let summary = "Lowers the dgemm kernel ops upstream nvgpu expresses to nvgpu";
+  let description = [{
+    The first of a kernel's two conversions (docs/UpstreamNVGPU.md). Before
+    `dgemm.warp_specialize`, thread 0 initializes every barrier with the
+    arrival count `dgemm-place-sync` recorded (`nvgpu.mbarrier.init`; the
+    counts are then removed from the op); `dgemm.arrive` becomes
+    `nvgpu.mbarrier.arrive.expect_tx` or `nvgpu.mbarrier.arrive` (a release
+    in a cluster also arrives on the peers' barriers, in inline PTX); a
+    multicast `dgemm.tma.load` becomes `nvgpu.tma.async.load` (a load into
+    this CTA only keeps dgemm's `shared::cta` form), and a load through a
+    descriptor slot records its iteration, which the `dgemm.desc.drain`
+    before the slot's next rewrite waits for (a loop of `dgemm.wait`). The nvgpu ops see views of the kernel's one dynamic
+    shared-memory array at the heuristics library's offsets. Upstream
+    `convert-nvgpu-to-nvvm` follows, then `convert-dgemm-to-nvvm` for the
+    ops that stay dgemm's.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::nvgpu::NVGPUDialect"];
+}
+
 def ConvertDGemmToNVVM : Pass<"convert-dgemm-to-nvvm", "ModuleOp"> {
   let summary = "Lowers dgemm kernels to NVVM and LLVM dialect functions";
   let description = [{
     Each `dgemm.kernel` becomes an `llvm.func` marked `nvvm.kernel` whose
-    tensor-map parameters are by-value grid constants; the kernel ops become
-    `nvvm` mbarrier, `cp.async.bulk.tensor`, `wgmma`, proxy-fence and
-    `setmaxnreg` operations (inline PTX where NVVM has no op, such as
-    `tensormap.replace`). arith and scf are left for the upstream conversions.
+    tensor-map parameters are by-value grid constants; the kernel ops that
+    `convert-dgemm-to-nvgpu` left become `nvvm` mbarrier-wait, `wgmma`,
+    proxy-fence and `setmaxnreg` operations (inline PTX where NVVM has no
+    op, such as `tensormap.replace`). arith and scf are left for the
+    upstream conversions.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
