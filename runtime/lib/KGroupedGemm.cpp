@@ -209,12 +209,18 @@ size_t dgemm::runtime::kGroupedWorkspaceBytes(int64_t m, int64_t n,
   if (getDriver(api).ok()) {
     CUcontext current = nullptr;
     CUdevice device = 0;
-    bool haveDevice = api->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current
-                          ? api->cuCtxGetDevice(&device) == CUDA_SUCCESS
-                          : api->cuDeviceGet(&device, 0) == CUDA_SUCCESS;
     DeviceInfo info;
-    if (haveDevice && queryDeviceInfo(*api, device, info).ok())
+    // The torch op asks for the size on every call: with a current context
+    // the device's attributes come from the per-context cache, since some
+    // (the memory clock) take the driver hundreds of microseconds to answer.
+    if (api->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current) {
+      if (api->cuCtxGetDevice(&device) == CUDA_SUCCESS &&
+          getDeviceInfo(*api, current, device, info).ok())
+        target = targetFor(info);
+    } else if (api->cuDeviceGet(&device, 0) == CUDA_SUCCESS &&
+               queryDeviceInfo(*api, device, info).ok()) {
       target = targetFor(info);
+    }
   }
   return kGroupedWorkspaceBytesFor(m, n, numGroups, ksHost, target);
 }
