@@ -15,27 +15,12 @@ N * K / time. dgemm's result is compared with DeepGEMM's (calc_diff) before timi
 from __future__ import annotations
 
 import argparse
-import statistics
 
 import torch
 
 import dgemm
+from bench_m_grouped import timed  # the same timer: L2 flush, events, median
 from dgemm.testing import calc_diff
-
-
-def timed(fn, reps, flush):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(reps):
-        flush.zero_()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e-3)
-    return statistics.median(times)
 
 
 def block_cast(w):

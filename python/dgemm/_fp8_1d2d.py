@@ -79,6 +79,13 @@ def check_sfa_layout(sfa: torch.Tensor) -> None:
                          f"get_mn_major_tma_aligned_tensor's layout), got strides {tuple(strides)}")
 
 
+def check_shapes(named: Iterable[Tuple[str, torch.Tensor, Tuple[int, ...], str]]) -> None:
+    """Each tensor's shape equal to the one wanted; ``what`` (may be "") says what it means."""
+    for name, t, want, what in named:
+        if tuple(t.shape) != tuple(want):
+            raise ValueError(f"{name} must have shape {list(want)}{what}, got {list(t.shape)}")
+
+
 def check_contiguous(named: Iterable[Tuple[str, torch.Tensor]]) -> None:
     for name, t in named:
         if not t.is_contiguous():

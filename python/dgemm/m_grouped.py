@@ -206,16 +206,11 @@ def _check_contiguous(x, sfa, w, sfb, d, gl, use_psum_layout, addresses):
         raise ValueError(f"num_groups G = b[0].shape[0] must be >= 1, got {g}")
     rules.check_extents("M_sum", m, n, k)
     kb = k // rules.BLOCK_K
-    want_gl = (g,) if use_psum_layout else (m,)
-    shapes = (("d", d, (m, n)), ("sfa", sfa, (m, kb)), ("sfb", sfb, (g, (n + 127) // 128, kb)),
-              ("grouped_layout", gl, want_gl))
-    for name, t, want in shapes:
-        if tuple(t.shape) != want:
-            what = ""
-            if name == "grouped_layout":
-                what = (" ([G] prefix sums with use_psum_layout=True)" if use_psum_layout
-                        else " ([M_sum], one expert per row)")
-            raise ValueError(f"{name} must have shape {list(want)}{what}, got {list(t.shape)}")
+    gl_shape = (((g,), " ([G] prefix sums with use_psum_layout=True)") if use_psum_layout
+                else ((m,), " ([M_sum], one expert per row)"))
+    rules.check_shapes((("d", d, (m, n), ""), ("sfa", sfa, (m, kb), ""),
+                        ("sfb", sfb, (g, (n + 127) // 128, kb), ""),
+                        ("grouped_layout", gl, *gl_shape)))
     rules.check_contiguous((("a[0]", x), ("b[0]", w), ("sfb", sfb), ("d", d),
                             ("grouped_layout", gl)))
     rules.check_sfa_layout(sfa)

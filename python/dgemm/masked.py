@@ -40,11 +40,9 @@ def _check_masked(x, sfa, w, sfb, d, masked_m, expected_m, addresses):
     if g * m_max > _MAX_ROWS:
         raise ValueError(f"G * M_max = {g * m_max} must be <= 2^31 - 1 (the rows of a and d)")
     kb = k // rules.BLOCK_K
-    shapes = (("d", d, (g, m_max, n)), ("sfa", sfa, (g, m_max, kb)),
-              ("sfb", sfb, (g, (n + 127) // 128, kb)), ("masked_m", masked_m, (g,)))
-    for name, t, want in shapes:
-        if tuple(t.shape) != want:
-            raise ValueError(f"{name} must have shape {list(want)}, got {list(t.shape)}")
+    rules.check_shapes((("d", d, (g, m_max, n), ""), ("sfa", sfa, (g, m_max, kb), ""),
+                        ("sfb", sfb, (g, (n + 127) // 128, kb), ""),
+                        ("masked_m", masked_m, (g,), "")))
     rules.check_contiguous((("a[0]", x), ("b[0]", w), ("sfb", sfb), ("d", d),
                             ("masked_m", masked_m)))
     rules.check_sfa_layout(sfa)

@@ -39,10 +39,8 @@ def _check_normal(x, sfa, w, sfb, d, addresses):
         raise ValueError(f"b[0] must be [N, K] with K = {k} (a[0]'s), got {list(w.shape)}")
     rules.check_extents("M", m, n, k)
     kb = k // rules.BLOCK_K
-    for name, t, want in (("d", d, (m, n)), ("sfa", sfa, (m, kb)),
-                          ("sfb", sfb, ((n + 127) // 128, kb))):
-        if tuple(t.shape) != want:
-            raise ValueError(f"{name} must have shape {list(want)}, got {list(t.shape)}")
+    rules.check_shapes((("d", d, (m, n), ""), ("sfa", sfa, (m, kb), ""),
+                        ("sfb", sfb, ((n + 127) // 128, kb), "")))
     rules.check_contiguous((("a[0]", x), ("b[0]", w), ("sfb", sfb), ("d", d)))
     rules.check_sfa_layout(sfa)
     rules.check_devices((("a[0]", x), ("sfa", sfa), ("b[0]", w), ("sfb", sfb), ("d", d)), d)

@@ -481,10 +481,12 @@ def DGemm_StoreRowsOp : DGemm_Op<"store_rows",
       M (the kernel's M, M_sum) whose grouped-layout entry is `group`
       (padding rows, -1, are not written); a tile whose `group` is negative
       (all padding) writes nothing;
-    - with `limit` (m_grouped_masked, normal): d row `group` * M + r, for
-      the rows r below `limit`, which must be in [0, M] (the kernel builder
-      clamps masked_m[g] into it): group g's rows are the g-th block of M
-      rows (M_max for masked; normal has group 0 and limit M).
+    - with `limit` (m_grouped_masked, normal, m_grouped_contiguous_psum): d
+      row `group` * M + r, for the rows r below `limit`, which must be in
+      [0, M] (the kernel builder clamps masked_m[g] or psum[g] into it):
+      group g's rows are the g-th block of M rows (M_max for masked; normal
+      has group 0 and limit M; psum has group 0, the one block of M_sum
+      rows, and limit the tile's expert's end).
 
     Plain global stores of the tile's own rows: no other CTA writes them and
     no op of the kernel reads them. The op declares generic reads of its
