@@ -9,6 +9,7 @@
 
 #include "dgemm/Heuristics/KernelConfig.h"
 #include "KGroupedModel.h"
+#include "dgemm/Heuristics/Bf16Config.h"
 #include "dgemm/Heuristics/MGroupedConfig.h"
 
 #include <algorithm>
@@ -157,6 +158,40 @@ std::optional<Kind> dgemm::heuristics::parseKind(std::string_view name) {
   return std::nullopt;
 }
 
+const char *dgemm::heuristics::dtypeName(Dtype dtype) {
+  switch (dtype) {
+  case Dtype::Fp8:
+    return "fp8";
+  case Dtype::Bf16:
+    return "bf16";
+  }
+  return "invalid";
+}
+
+std::optional<Dtype> dgemm::heuristics::parseDtype(std::string_view name) {
+  for (Dtype d : {Dtype::Fp8, Dtype::Bf16})
+    if (name == dtypeName(d))
+      return d;
+  return std::nullopt;
+}
+
+const char *dgemm::heuristics::majorName(Major major) {
+  switch (major) {
+  case Major::K:
+    return "k";
+  case Major::MN:
+    return "mn";
+  }
+  return "invalid";
+}
+
+std::optional<Major> dgemm::heuristics::parseMajor(std::string_view name) {
+  for (Major m : {Major::K, Major::MN})
+    if (name == majorName(m))
+      return m;
+  return std::nullopt;
+}
+
 int KernelConfig::threads() const {
   return kThreadsPerWarpgroup * (1 + mathWarpgroups);
 }
@@ -168,6 +203,8 @@ int KernelConfig::smemBytes() const {
 }
 
 std::string KernelConfig::entryName() const {
+  if (dtype == Dtype::Bf16)
+    return bf16EntryName(*this);
   if (kind != Kind::KGroupedContiguous)
     return mGroupedEntryName(*this);
   std::ostringstream os;
@@ -210,6 +247,12 @@ std::string KernelConfig::toMeta() const {
      << "quad_b=" << quadB << "\n"
      << "unsafe=" << (unsafe ? unsafeNames(unsafe) : "none") << "\n"
      << "heuristics_version=" << kHeuristicsVersion << "\n";
+  if (dtype == Dtype::Bf16)
+    os << "dtype=" << dtypeName(dtype) << "\n"
+       << "major_a=" << majorName(majorA) << "\n"
+       << "major_b=" << majorName(majorB) << "\n"
+       << "d_f32=" << dF32 << "\n"
+       << "accumulate=" << accumulate << "\n";
   return os.str();
 }
 
@@ -220,18 +263,22 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          clusterN == o.clusterN && swizzleA == o.swizzleA &&
          swizzleB == o.swizzleB && numSMs == o.numSMs &&
          epilogue == o.epilogue && redMaxBlocks == o.redMaxBlocks &&
-         quadB == o.quadB && unsafe == o.unsafe;
+         quadB == o.quadB && unsafe == o.unsafe && dtype == o.dtype &&
+         majorA == o.majorA && majorB == o.majorB && dF32 == o.dF32 &&
+         accumulate == o.accumulate;
 }
 
 /// The layout of a tile, K block depth, stage count and epilogue.
+/// `elementBytes`: 1 (FP8) or 2 (BF16, which has no sfa slices).
 static SmemLayout layoutFor(int64_t blockM, int64_t blockN, int64_t blockK,
-                            int64_t stages, bool parked,
-                            bool stagedSfb = true) {
+                            int64_t stages, bool parked, bool stagedSfb = true,
+                            int64_t elementBytes = 1) {
   SmemLayout l;
   l.stages = stages;
-  l.aBytes = satMul(blockM, blockK);
-  l.bBytes = satMul(blockN, blockK);
-  l.sfaBytes = alignTo(satMul(blockM, 4), kScaleSliceAlign);
+  l.aBytes = satMul(satMul(blockM, blockK), elementBytes);
+  l.bBytes = satMul(satMul(blockN, blockK), elementBytes);
+  l.sfaBytes =
+      elementBytes == 1 ? alignTo(satMul(blockM, 4), kScaleSliceAlign) : 0;
   l.sfbBytes = stagedSfb ? alignTo(satMul(blockN, 4), kScaleSliceAlign) : 0;
   l.aBase = 0;
   l.bBase = satMul(stages, l.aBytes);
@@ -252,9 +299,11 @@ static SmemLayout layoutFor(int64_t blockM, int64_t blockN, int64_t blockK,
 }
 
 SmemLayout dgemm::heuristics::smemLayoutFor(const KernelConfig &c) {
+  bool bf16 = c.dtype == Dtype::Bf16;
   return layoutFor(c.blockM, c.blockN, c.blockK, c.stages,
                    c.epilogue == Epilogue::Parked,
-                   /*stagedSfb=*/c.kind == Kind::KGroupedContiguous);
+                   /*stagedSfb=*/!bf16 && c.kind == Kind::KGroupedContiguous,
+                   /*elementBytes=*/bf16 ? 2 : 1);
 }
 
 int64_t dgemm::heuristics::pipelineSmemBytesFor(int blockM, int blockN,
@@ -317,7 +366,7 @@ void dgemm::heuristics::unparkIfUnfit(KernelConfig &c, const Target &target) {
 }
 
 int dgemm::heuristics::mostStages(const KernelConfig &c, const Target &target) {
-  if (c.kind != Kind::KGroupedContiguous) {
+  if (c.kind != Kind::KGroupedContiguous || c.dtype == Dtype::Bf16) {
     KernelConfig next = c;
     next.stages = 0;
     while (next.stages < kMaxStages) {
@@ -338,6 +387,14 @@ int dgemm::heuristics::maxStages(int blockM, int blockN, const Target &target) {
 
 std::string dgemm::heuristics::checkConfig(const KernelConfig &c,
                                            const Target &target) {
+  if (c.dtype == Dtype::Bf16)
+    return checkBf16Config(c, target);
+  if (c.dtype != Dtype::Fp8)
+    return violation("dtype", "be fp8 (0) or bf16 (1)", int(c.dtype));
+  if (c.majorA != Major::K || c.majorB != Major::K || c.dF32 || c.accumulate)
+    return "major_a, major_b, d_f32 and accumulate must keep their defaults "
+           "(k, k, 0, 0) for an FP8 kernel: its operands are K-major and its "
+           "d type is its kind's";
   if (c.kind != Kind::KGroupedContiguous)
     return checkMGroupedConfig(c, target); // names a kind out of range
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KGroupedModel.h"
+#include "dgemm/Heuristics/Bf16Config.h"
 #include "dgemm/Heuristics/KernelConfig.h"
 #include "dgemm/Heuristics/MGroupedConfig.h"
 
@@ -73,6 +74,10 @@ std::string dgemm::heuristics::applyOverrides(KernelConfig &config,
                                               const KGroupedProblem *problem) {
   if (std::string why = checkOverrides(o); !why.empty())
     return why;
+  if (config.dtype == Dtype::Bf16) {
+    applyBf16Overrides(config, o, target);
+    return "";
+  }
   if (config.kind != Kind::KGroupedContiguous) {
     applyMGroupedOverrides(config, o, target);
     return "";

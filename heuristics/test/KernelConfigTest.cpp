@@ -514,7 +514,7 @@ TEST(KernelConfig, EntryName) {
 }
 
 TEST(KernelConfig, ToMeta) {
-  static_assert(kHeuristicsVersion == 2, "update the expected .meta");
+  static_assert(kHeuristicsVersion == 3, "update the expected .meta");
   EXPECT_EQ(validConfig().toMeta(),
             "entry=dgemm_kgrouped_fp8_1d1d_bm128_bn128_s6_r2\n"
             "kind=k_grouped_contiguous\n"
@@ -533,7 +533,7 @@ TEST(KernelConfig, ToMeta) {
             "epilogue=register\n"
             "quad_b=0\n"
             "unsafe=none\n"
-            "heuristics_version=2\n");
+            "heuristics_version=3\n");
   KernelConfig c = validConfig();
   c.clusterN = 2;
   std::string meta = c.toMeta();

@@ -42,7 +42,7 @@ std::string goodMeta() {
          "epilogue=register          # register, reduction, in_place, parked\n"
          "quad_b=0\n"
          "unsafe=none\n"
-         "heuristics_version=2\n";
+         "heuristics_version=3\n";
 }
 
 /// goodMeta() with the line of `key` replaced by `line` (removed if empty).

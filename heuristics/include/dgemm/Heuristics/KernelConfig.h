@@ -27,7 +27,7 @@ inline constexpr int kKernelAbiVersion = 4;
 /// the compiler writes into every .meta file (heuristics_version=) and the
 /// runtime requires to equal its own: a bundle from other rules may lack the
 /// kernels this runtime selects. Bumped whenever a rule changes.
-inline constexpr int kHeuristicsVersion = 2;
+inline constexpr int kHeuristicsVersion = 3;
 
 /// Largest m, n, K of one group and group count a problem may have: the
 /// kernel takes each as a 32-bit parameter (docs/KernelABI.md).
@@ -172,6 +172,23 @@ const char *kindName(Kind kind);
 /// The kind kindName spells `name`, if any.
 std::optional<Kind> parseKind(std::string_view name);
 
+/// The element type of A and B: FP8 e4m3 with block scales (the k-grouped
+/// 1D1D and the 1D2D kernels) or BF16 without scales (Bf16Config.h).
+enum class Dtype : int { Fp8 = 0, Bf16 = 1 };
+
+/// "fp8" or "bf16" (the .meta spelling); "invalid" otherwise.
+const char *dtypeName(Dtype dtype);
+std::optional<Dtype> parseDtype(std::string_view name);
+
+/// Which dimension of an operand is contiguous in memory: K (K-major, A as
+/// [M, K]) or M/N (MN-major, A as [K, M]). The FP8 kernels take both
+/// operands K-major; a BF16 kernel either (Bf16Config.h).
+enum class Major : int { K = 0, MN = 1 };
+
+/// "k" or "mn" (the .meta spelling); "invalid" otherwise.
+const char *majorName(Major major);
+std::optional<Major> parseMajor(std::string_view name);
+
 /// One kernel variant; every field is baked into the generated PTX.
 struct KernelConfig {
   /// The kernel family. Fields below that a family does not use hold the
@@ -199,6 +216,14 @@ struct KernelConfig {
   /// Race-demonstration variant: a set of Unsafe bits; 0 for every kernel
   /// the heuristics choose.
   unsigned unsafe = 0;
+  /// The operands' element type; a BF16 config has blockK = kBf16BlockK.
+  Dtype dtype = Dtype::Fp8;
+  /// The operands' majorness (BF16 only; the FP8 kernels: K, K).
+  Major majorA = Major::K, majorB = Major::K;
+  /// BF16 only: d is FP32 (1) rather than BF16 (0); with accumulate (1) the
+  /// kernel adds its product to d (c is d). The FP8 kinds: 0, their d type
+  /// being the kind's.
+  int dF32 = 0, accumulate = 0;
 
   /// One TMA producer warpgroup plus the math warpgroups.
   int threads() const;
@@ -216,7 +241,9 @@ struct KernelConfig {
   /// The .meta file of docs/KernelABI.md, one key=value per line: entry,
   /// kind (kindName), abi, block_m, block_n, block_k, stages, desc_slots,
   /// math_warpgroups, threads, cluster_m, cluster_n, smem_bytes,
-  /// red_max_blocks, epilogue, quad_b, unsafe, heuristics_version.
+  /// red_max_blocks, epilogue, quad_b, unsafe, heuristics_version, and
+  /// for a BF16 config dtype, major_a, major_b, d_f32, accumulate (absent:
+  /// fp8, k, k, 0, 0).
   std::string toMeta() const;
 
   bool operator==(const KernelConfig &other) const;
