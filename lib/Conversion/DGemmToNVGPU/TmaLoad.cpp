@@ -101,14 +101,43 @@ private:
   /// A load into this CTA only: cp.async.bulk.tensor with a shared::cta
   /// destination, which nvgpu.tma.async.load does not emit (it names every
   /// destination in the shared::cluster window; docs/UpstreamNVGPU.md).
+  ///
+  /// An MN-major BF16 operand (major_a/major_b = mn) is loaded as rows / 64
+  /// boxes of 64 (M or N) x block_k (K): a 128B-swizzle box row holds 64
+  /// BF16, so the tile is column blocks of block_k rows of 128 bytes, one
+  /// after the other (the layout its WGMMA descriptor's leading byte
+  /// offset steps over; MmaPatterns.cpp). The op's x is the first M or N.
   void loadLocal(OpBuilder &b, Location loc, TmaLoadOp op, Value dst,
                  Value map) const {
     Value bar = barrier(b, loc, BarrierKind::full, op.getStage());
     SmallVector<Value> coords = boxCoords(b, loc, op);
-    b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
-        loc, dst, map, coords, bar, ValueRange{}, /*multicastMask=*/Value(),
-        /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/true,
-        NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+    auto copy = [&](Value to, ArrayRef<Value> at) {
+      b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+          loc, to, map, at, bar, ValueRange{}, /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/true,
+          NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+    };
+    int64_t columns = mnMajorColumns(op.getOperand());
+    if (columns == 0)
+      return copy(dst, coords);
+    // block_k rows of 128 bytes (64 BF16 of M or N) per column block.
+    int64_t columnBytes = config.getBlockK() * 128;
+    for (int64_t c = 0; c < columns; ++c) {
+      Value to = b.create<LLVM::GEPOp>(loc, dst.getType(), b.getI8Type(), dst,
+                                       ArrayRef<LLVM::GEPArg>{c * columnBytes});
+      Value x = b.create<LLVM::AddOp>(loc, coords[0], i32(b, loc, 64 * c));
+      copy(to, {x, coords[1]});
+    }
+  }
+
+  /// The 64-wide column blocks of an MN-major operand's tile (0: the
+  /// operand is K-major, one box).
+  int64_t mnMajorColumns(TmaOperand operand) const {
+    if (operand == TmaOperand::a && config.getMajorA() == Majorness::mn)
+      return config.getBlockM() / 64;
+    if (operand == TmaOperand::b && config.getMajorB() == Majorness::mn)
+      return config.getBlockN() / 64;
+    return 0;
   }
 };
 

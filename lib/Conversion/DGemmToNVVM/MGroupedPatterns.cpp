@@ -121,6 +121,8 @@ struct StoreRowsLowering : KernelPattern<StoreRowsOp> {
     Value n0 = b.create<arith::MulIOp>(loc, op.getNBlock(), c(config.getBlockN()));
     Value colBase = b.create<arith::AddIOp>(loc, n0, f.colInTile);
     auto bf16x2 = VectorType::get({2}, b.getBF16Type());
+    // A BF16 kernel's FP32 d (d_f32): the sums stored as they are.
+    bool dF32 = config.getDF32() != 0;
     for (int i = 0; i < 2; ++i) {
       Value row = b.create<arith::AddIOp>(
           loc, m0, b.create<arith::AddIOp>(loc, f.rowInTile, c(8 * i)));
@@ -134,14 +136,23 @@ struct StoreRowsLowering : KernelPattern<StoreRowsOp> {
         Value ok = b.create<arith::AndIOp>(
             loc, target.ok,
             b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, n));
-        Value pair = b.create<LLVM::FPTruncOp>(loc, bf16x2,
-                                               sums.pair(b, loc, i, j));
+        Value pair = sums.pair(b, loc, i, j);
+        if (!dF32)
+          pair = b.create<LLVM::FPTruncOp>(loc, bf16x2, pair);
         auto guard = b.create<scf::IfOp>(loc, ok, /*withElse=*/false);
         OpBuilder gb = guard.getThenBodyBuilder();
         Value at = gb.create<arith::AddIOp>(loc, rowStart, ext64(gb, loc, col));
-        Value ptr = gb.create<LLVM::GEPOp>(loc, globalPtr(), gb.getBF16Type(),
-                                           arg(KernelOp::PtrD), ValueRange{at});
-        gb.create<LLVM::StoreOp>(loc, pair, ptr, /*alignment=*/4);
+        Value ptr = gb.create<LLVM::GEPOp>(
+            loc, globalPtr(), dF32 ? gb.getF32Type() : gb.getBF16Type(),
+            arg(KernelOp::PtrD), ValueRange{at});
+        // An accumulating kernel adds d's two values (c is d; only this
+        // thread reads and writes them).
+        if (config.getAccumulate())
+          pair = gb.create<LLVM::FAddOp>(
+              loc, pair,
+              gb.create<LLVM::LoadOp>(loc, pair.getType(), ptr,
+                                      /*alignment=*/8));
+        gb.create<LLVM::StoreOp>(loc, pair, ptr, /*alignment=*/dF32 ? 8 : 4);
       }
     }
     rewriter.eraseOp(op);

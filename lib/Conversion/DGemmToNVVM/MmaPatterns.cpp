@@ -1,6 +1,7 @@
 //===- MmaPatterns.cpp - WGMMA, its completion, and tensor-core turns -----===//
 //
-// A block's WGMMAs (FP8, both operands K-major from shared memory), the wait
+// A block's WGMMAs (FP8 with both operands K-major, or BF16 with either
+// majorness, from shared memory), the wait
 // for their completion, and the named-barrier turns in which the math
 // warpgroups take the tensor cores.
 //
@@ -56,31 +57,47 @@ struct MmaLowering : KernelPattern<MmaOp> {
                                            NVVM::ShflKind::idx, UnitAttr());
     }
     Value wg = k.uniformWg;
+    // Shared-memory tiles (docs/Kernel.md): a K-major operand is its rows of
+    // 128 bytes (block_k elements), 8-row swizzle atoms 1024 bytes apart; an
+    // MN-major one (BF16 only) is 64-wide column blocks of block_k rows of
+    // 128 bytes, column blocks `columnBytes` apart. Either way a math
+    // warpgroup's 64 rows of A start 64 * 128 bytes into the tile.
+    bool bf16 = config.isBf16();
+    bool mnA = config.getMajorA() == Majorness::mn;
+    bool mnB = config.getMajorB() == Majorness::mn;
+    int64_t rowBytes = config.getRowBytes();
+    int64_t columnBytes = config.getBlockK() * 128;
     Value aOff =
         b.create<LLVM::MulOp>(loc, op.getStage(), i32(b, loc, layout.aBytes));
     aOff = b.create<LLVM::AddOp>(
-        loc, aOff, b.create<LLVM::MulOp>(loc, wg, i32(b, loc, 64 * 128)));
+        loc, aOff,
+        b.create<LLVM::MulOp>(loc, wg,
+                              i32(b, loc, mnA ? columnBytes : 64 * rowBytes)));
     Value aAddr = b.create<LLVM::AddOp>(loc, aOff, i32(b, loc, layout.aBase));
+    int64_t colBytes = mnB ? op.getColOffset() / 64 * columnBytes
+                           : op.getColOffset() * rowBytes;
     Value bAddr = b.create<LLVM::AddOp>(
         loc,
         b.create<LLVM::MulOp>(loc, op.getStage(), i32(b, loc, layout.bBytes)),
-        i32(b, loc, layout.bBase + op.getColOffset() * config.getBlockK()));
+        i32(b, loc, layout.bBase + colBytes));
     // Shared-window address of the dynamic buffer.
     Value base = b.create<LLVM::AddressOfOp>(loc, smemPtr(), kSmemSymbol);
     Value base32 = b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), base);
-    // K-major, 128B swizzle: SBO = 1024 bytes (8 rows of 128 bytes), LBO
-    // unused, layout type 1 in bits 62-63.
-    auto descriptor = [&](Value offset) {
+    // 128B swizzle (layout type 1 in bits 62-63). K-major: SBO = 1024 bytes
+    // (8 rows of 128 bytes), LBO unused (1). MN-major: LBO = the column
+    // blocks' distance (the next 64 of M or N), SBO = 1024 bytes (the next
+    // 8 rows of K).
+    auto descriptor = [&](Value offset, bool mnMajor) {
       Value addr = b.create<LLVM::AddOp>(loc, base32, offset);
       Value field = b.create<LLVM::LShrOp>(
           loc, b.create<LLVM::AndOp>(loc, addr, i32(b, loc, 0x3FFFF)),
           i32(b, loc, 4));
       Value d = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), field);
-      int64_t hi =
-          (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
+      int64_t lbo = mnMajor ? columnBytes >> 4 : 1;
+      int64_t hi = (lbo << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
       return b.create<LLVM::OrOp>(loc, d, i64(b, loc, hi)).getResult();
     };
-    Value descA = descriptor(aAddr), descB = descriptor(bAddr);
+    Value descA = descriptor(aAddr, mnA), descB = descriptor(bAddr, mnB);
     b.setInsertionPoint(op);
     auto structType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(n / 2, b.getF32Type()));
@@ -95,18 +112,27 @@ struct MmaLowering : KernelPattern<MmaOp> {
     // Orders the registers' generic accesses (the chain's initial value)
     // before the WGMMAs read them.
     b.create<NVVM::WgmmaFenceAlignedOp>(loc);
-    for (int64_t kk = 0; kk < 4; ++kk) {
-      // 32 FP8 elements of K = 32 bytes = 2 in the descriptor's 16-byte units.
-      Value step = i64(b, loc, kk * 2);
-      Value da = b.create<LLVM::AddOp>(loc, descA, step);
-      Value db = b.create<LLVM::AddOp>(loc, descB, step);
+    // A K block is four WGMMAs: k32 FP8 or k16 BF16, 32 bytes of a K-major
+    // row each (2 in the descriptor's 16-byte units), or 16 rows of an
+    // MN-major column block (2048 bytes).
+    int64_t steps = 4, kPerStep = bf16 ? 16 : 32;
+    auto type = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::e4m3;
+    for (int64_t kk = 0; kk < steps; ++kk) {
+      Value da = b.create<LLVM::AddOp>(
+          loc, descA, i64(b, loc, kk * (mnA ? 16 * 128 : 32) / 16));
+      Value db = b.create<LLVM::AddOp>(
+          loc, descB, i64(b, loc, kk * (mnB ? 16 * 128 : 32) / 16));
+      // The transpose bits: A "col" (imm-trans-a = 1) is M-major, B "row"
+      // (imm-trans-b = 1) is N-major.
       acc = b.create<NVVM::WgmmaMmaAsyncOp>(
-          loc, structType, acc, da, db, NVVM::MMAShapeAttr::get(ctx, 64, n, 32),
-          NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::f32,
+          loc, structType, acc, da, db,
+          NVVM::MMAShapeAttr::get(ctx, 64, n, kPerStep), type, type,
+          NVVM::WGMMATypes::f32,
           kk == 0 && !op.getChain() ? NVVM::WGMMAScaleOut::zero
                                     : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row, NVVM::MMALayout::col,
+          mnA ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          mnB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
           NVVM::MMAIntOverflowAttr());
     }
     b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);

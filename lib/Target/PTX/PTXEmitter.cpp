@@ -4,6 +4,7 @@
 
 #include "dgemm/Dialect/DGemm/IR/DGemm.h"
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h"
+#include "dgemm/Heuristics/Bf16Config.h"
 #include "dgemm/Heuristics/KernelConfig.h"
 #include "dgemm/Heuristics/MGroupedConfig.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -241,9 +242,11 @@ collectConfigs(ModuleOp module, bool allCandidates,
     // The candidates of every kind the module describes.
     std::vector<heur::KernelConfig> candidates;
     // (A normal 1D1D description is computed by the k-grouped kernel.)
+    // (BF16 descriptions have candidates of their own, below.)
     auto describes = [&](GemmKind kind) {
-      return llvm::any_of(gemms,
-                          [&](GemmOp g) { return g.getKernelKind() == kind; });
+      return llvm::any_of(gemms, [&](GemmOp g) {
+        return g.getKernelKind() == kind && !g.getAType().isBF16();
+      });
     };
     if (describes(GemmKind::k_grouped_contiguous))
       candidates = heur::candidateKGroupedConfigs(target);
@@ -253,6 +256,12 @@ collectConfigs(ModuleOp module, bool allCandidates,
       if (describes(kind))
         for (const heur::KernelConfig &c : heur::candidateMGroupedConfigs(
                  target, static_cast<heur::Kind>(kind)))
+          candidates.push_back(c);
+    // A BF16 description: the candidates of its kind, layout and D.
+    for (GemmOp g : gemms)
+      if (g.getAType().isBF16())
+        for (const heur::KernelConfig &c :
+             heur::candidateBf16Configs(bf16ProblemOf(g), target))
           candidates.push_back(c);
     for (heur::KernelConfig c : candidates) {
       // The overrides as the runtime applies them to what it selects; a
@@ -309,10 +318,10 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
   for (ConfigAttr config : configs) {
     OwningOpRef<ModuleOp> single = ModuleOp::create(module.getLoc());
     OpBuilder b(single->getBodyRegion());
-    // A description computed by the configuration's kind of kernel
-    // (select-config gave every description a kernel of that kind).
+    // A description the configuration's kernel computes (every candidate is
+    // of a description's kind, and a BF16 one of its operands and D).
     GemmOp source = *llvm::find_if(
-        gemms, [&](GemmOp g) { return g.getKernelKind() == config.getKind(); });
+        gemms, [&](GemmOp g) { return g.isComputedBy(config); });
     auto clone = cast<GemmOp>(b.clone(*source));
     clone.setConfigAttr(config);
     std::string ptx;
@@ -506,7 +515,9 @@ void mlir::dgemm::registerPTXTranslation() {
         for (ConfigAttr config : *configs) {
           OwningOpRef<ModuleOp> single = ModuleOp::create(module.getLoc());
           OpBuilder b(single->getBodyRegion());
-          auto clone = cast<GemmOp>(b.clone(*gemms.front()));
+          GemmOp source = *llvm::find_if(
+              gemms, [&](GemmOp g) { return g.isComputedBy(config); });
+          auto clone = cast<GemmOp>(b.clone(*source));
           clone.setConfigAttr(config);
           PassManager pm(module.getContext());
           pm.addPass(createDGemmLowerToKernel());

@@ -122,10 +122,24 @@ static_assert(int(GemmKind::normal) == int(heur::Kind::Normal) &&
                   int(GemmKind::m_grouped_contiguous_psum) ==
                       int(heur::Kind::MGroupedContiguousPsum),
               "the dialect's GemmKind and the heuristics' Kind share values");
+static_assert(int(OperandType::fp8) == int(heur::Dtype::Fp8) &&
+                  int(OperandType::bf16) == int(heur::Dtype::Bf16) &&
+                  int(Majorness::k) == int(heur::Major::K) &&
+                  int(Majorness::mn) == int(heur::Major::MN),
+              "the dialect's OperandType/Majorness and the heuristics' "
+              "Dtype/Major share values");
+
+/// The BF16 family's fields of a ConfigAttr.
+struct OperandFields {
+  OperandType dtype;
+  Majorness majorA, majorB;
+  int64_t dF32, accumulate;
+};
 
 static std::string toHeuristicsConfig(const ConfigFields &f, GemmKind kind,
                                       KernelEpilogue epilogue,
                                       UnsafeVariant unsafe,
+                                      const OperandFields &o,
                                       heur::KernelConfig &c) {
   std::pair<const char *, int64_t> fields[] = {
       {"block_m", f.blockM},     {"block_n", f.blockN},
@@ -134,7 +148,8 @@ static std::string toHeuristicsConfig(const ConfigFields &f, GemmKind kind,
       {"cluster_m", f.clusterM}, {"cluster_n", f.clusterN},
       {"swizzle_a", f.swizzleA}, {"swizzle_b", f.swizzleB},
       {"num_sms", f.numSMs},     {"red_max_blocks", f.redMaxBlocks},
-      {"quad_b", f.quadB}};
+      {"quad_b", f.quadB},       {"d_f32", o.dF32},
+      {"accumulate", o.accumulate}};
   for (auto [name, value] : fields)
     if (value < 0 || value > std::numeric_limits<int32_t>::max())
       return (llvm::Twine(name) + " must be in [0, 2^31), got " +
@@ -156,6 +171,11 @@ static std::string toHeuristicsConfig(const ConfigFields &f, GemmKind kind,
   c.kind = heur::Kind(static_cast<int>(kind));
   c.epilogue = toHeuristics(epilogue);
   c.unsafe = toHeuristics(unsafe);
+  c.dtype = heur::Dtype(static_cast<int>(o.dtype));
+  c.majorA = heur::Major(static_cast<int>(o.majorA));
+  c.majorB = heur::Major(static_cast<int>(o.majorB));
+  c.dF32 = int(o.dF32);
+  c.accumulate = int(o.accumulate);
   return "";
 }
 
@@ -166,7 +186,10 @@ heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
        attr.getDescSlots(), attr.getMathWarpgroups(), attr.getClusterM(),
        attr.getClusterN(), attr.getSwizzleA(), attr.getSwizzleB(),
        attr.getNumSms(), attr.getRedMaxBlocks(), attr.getQuadB()},
-      attr.getKind(), attr.getEpilogue(), attr.getUnsafe(), c);
+      attr.getKind(), attr.getEpilogue(), attr.getUnsafe(),
+      {attr.getDtype(), attr.getMajorA(), attr.getMajorB(), attr.getDF32(),
+       attr.getAccumulate()},
+      c);
   // The verifier rejected every config whose fields do not fit.
   assert(bad.empty() && "ConfigAttr::verify admits only 32-bit fields");
   (void)bad;
@@ -179,7 +202,11 @@ ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
                          c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
                          c.swizzleA, c.swizzleB, c.numSMs,
                          fromHeuristics(c.epilogue), c.redMaxBlocks, c.quadB,
-                         fromHeuristics(c.unsafe));
+                         fromHeuristics(c.unsafe),
+                         OperandType(static_cast<int>(c.dtype)),
+                         Majorness(static_cast<int>(c.majorA)),
+                         Majorness(static_cast<int>(c.majorB)), c.dF32,
+                         c.accumulate);
 }
 
 LogicalResult
@@ -188,12 +215,15 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
                    int64_t swizzleB, int64_t numSMs, KernelEpilogue epilogue,
-                   int64_t redMaxBlocks, int64_t quadB, UnsafeVariant unsafe) {
+                   int64_t redMaxBlocks, int64_t quadB, UnsafeVariant unsafe,
+                   OperandType dtype, Majorness majorA, Majorness majorB,
+                   int64_t dF32, int64_t accumulate) {
   heur::KernelConfig config;
   std::string problem = ::toHeuristicsConfig(
       {blockM, blockN, blockK, stages, descSlots, mathWarpgroups, clusterM,
        clusterN, swizzleA, swizzleB, numSMs, redMaxBlocks, quadB},
-      kind, epilogue, unsafe, config);
+      kind, epilogue, unsafe, {dtype, majorA, majorB, dF32, accumulate},
+      config);
   // The rules live in the heuristics library so that the runtime applies the
   // very same ones to configurations it is handed.
   if (problem.empty())

@@ -1,6 +1,7 @@
 //===- DGemmOps.cpp - dgemm operations ------------------------------------===//
 
 #include "dgemm/Dialect/DGemm/IR/DGemm.h"
+#include "dgemm/Heuristics/Bf16Config.h"
 
 #include <limits>
 
@@ -107,7 +108,7 @@ LogicalResult GemmOp::verify() {
            << stringifyMajorLayout(getLayout());
 
   if (getKind() == GemmKind::k_grouped_contiguous) {
-    // BF16 operands are refused last, by verifyBuiltKernel.
+    // BF16 operands get their kernel's rules last, from verifyBuiltKernel.
     if (fp8 && !is1D1D)
       return emitOpError("k_grouped_contiguous is the FP8 weight-gradient "
                          "GEMM: it needs f8E4M3FN operands and recipe "
@@ -118,7 +119,7 @@ LogicalResult GemmOp::verify() {
     // The scale tensors are M x (sum K / 128) and N x (sum K / 128) FP32 with
     // M (N) contiguous: TMA needs their row strides to be 16-byte multiples.
     for (auto [name, v] : {std::pair<StringRef, int64_t>{"m", m}, {"n", n}})
-      if (!dynamic(v) && v % 4 != 0)
+      if (fp8 && !dynamic(v) && v % 4 != 0)
         return emitOpError("'")
                << name << "' must be a multiple of 4 (16-byte TMA stride of "
                << "the FP32 scale rows), got " << v;
@@ -128,7 +129,9 @@ LogicalResult GemmOp::verify() {
       return emitOpError("'k' must be a multiple of 128 (FP8 scales cover "
                          "128-deep K blocks), got ")
              << k;
-    if (k * byteWidth(a) % 16 != 0)
+    auto [majorA, majorB] = getOperandMajorness();
+    if ((majorA == Majorness::k || majorB == Majorness::k) &&
+        k * byteWidth(a) % 16 != 0)
       return emitOpError("'k' must give 16-byte TMA row strides for K-major "
                          "operands, got ")
              << k;
@@ -145,6 +148,17 @@ LogicalResult GemmOp::verify() {
     if (fp8 && config.getBlockK() != 128)
       return emitOpError("config 'block_k' must be 128 for FP8 recipes, got ")
              << config.getBlockK();
+    // The operand fields must say what the description does.
+    if (!isComputedBy(config)) {
+      auto [majorA, majorB] = getOperandMajorness();
+      bool bf16 = !fp8;
+      return emitOpError("config's dtype, major_a, major_b, d_f32 and "
+                         "accumulate must be the description's (")
+             << (bf16 ? "bf16" : "fp8") << ", " << stringifyMajorness(majorA)
+             << ", " << stringifyMajorness(majorB) << ", "
+             << int(bf16 && d.isF32()) << ", "
+             << int(bf16 && getAccumulate()) << ")";
+    }
   }
   // Last, so that a description gets its own errors first.
   return verifyBuiltKernel(*this, fp8, is1D1D);
@@ -165,6 +179,7 @@ static std::string bf16FunctionName(GemmOp gemm) {
   case GemmKind::normal:
     return "bf16_gemm_" + layout;
   case GemmKind::m_grouped_contiguous:
+  case GemmKind::m_grouped_contiguous_psum:
     return "m_grouped_bf16_gemm_" + layout + "_contiguous";
   case GemmKind::m_grouped_masked:
     return "m_grouped_bf16_gemm_" + layout + "_masked";
@@ -174,17 +189,97 @@ static std::string bf16FunctionName(GemmOp gemm) {
   llvm_unreachable("unknown kind");
 }
 
-/// Every BF16 description: no BF16 kernel is built. The message names the
-/// DeepGEMM function the description stands for and the pieces its kernel
-/// lacks (docs/AddingAKernelKind.md, "The BF16 family").
-static LogicalResult refuseBf16(GemmOp gemm) {
-  return gemm.emitOpError("no BF16 kernel is built yet: ")
-         << bf16FunctionName(gemm)
-         << " needs the BF16 kernel (m64nNk16 bf16 WGMMAs chained over all "
-            "of K with no promotion, MN-major operands through WGMMA's "
-            "transpose bits, an f32 or bf16 D with optional C) and its "
-            "configuration, runtime entry and tensor maps; the kernels built "
-            "take f8E4M3FN operands with a scaling 'recipe'";
+/// A's and B's majorness in DeepGEMM's layout naming: the first letter is
+/// A's (n: K-major, t: MN-major), the second B's (t: K-major, n: MN-major).
+static std::pair<Majorness, Majorness> majornessOf(MajorLayout layout) {
+  switch (layout) {
+  case MajorLayout::nt:
+    return {Majorness::k, Majorness::k};
+  case MajorLayout::nn:
+    return {Majorness::k, Majorness::mn};
+  case MajorLayout::tn:
+    return {Majorness::mn, Majorness::mn};
+  case MajorLayout::tt:
+    return {Majorness::mn, Majorness::k};
+  }
+  llvm_unreachable("unknown layout");
+}
+
+std::pair<Majorness, Majorness> GemmOp::getOperandMajorness() {
+  return majornessOf(getLayout());
+}
+
+bool GemmOp::isComputedBy(ConfigAttr config) {
+  bool bf16 = getAType().isBF16();
+  auto [majorA, majorB] = getOperandMajorness();
+  if (!bf16)
+    majorA = majorB = Majorness::k; // FP8 is nt; the verifier says so
+  return config.getKind() == getKernelKind() && config.isBf16() == bf16 &&
+         config.getMajorA() == majorA && config.getMajorB() == majorB &&
+         config.getDF32() == int64_t(bf16 && getDType().isF32()) &&
+         config.getAccumulate() == int64_t(bf16 && getAccumulate());
+}
+
+::dgemm::heuristics::Bf16Problem mlir::dgemm::bf16ProblemOf(GemmOp gemm) {
+  namespace heur = ::dgemm::heuristics;
+  auto [majorA, majorB] = gemm.getOperandMajorness();
+  heur::Bf16Problem p;
+  p.kind = static_cast<heur::Kind>(gemm.getKind());
+  p.majorA = static_cast<heur::Major>(majorA);
+  p.majorB = static_cast<heur::Major>(majorB);
+  p.dF32 = gemm.getDType().isF32();
+  p.accumulate = bool(gemm.getAccumulate());
+  p.numGroups = gemm.getNumGroups();
+  int64_t unknownM = 4096;
+  if (gemm.getKind() == GemmKind::m_grouped_masked)
+    unknownM = 256;
+  else if (gemm.getKind() == GemmKind::m_grouped_contiguous ||
+           gemm.getKind() == GemmKind::m_grouped_contiguous_psum)
+    unknownM = 8 * 4096;
+  auto known = [](int64_t v, int64_t otherwise) {
+    return ShapedType::isDynamic(v) ? otherwise : v;
+  };
+  p.m = known(gemm.getM(), unknownM);
+  p.n = known(gemm.getN(), 4096);
+  p.k = known(gemm.getK(), 7168);
+  return p;
+}
+
+/// The BF16 kernel's rules per kind (the heuristics' checkBf16Problem, on
+/// the description): the layouts, D types and accumulation each of
+/// DeepGEMM's BF16 functions has.
+static LogicalResult verifyBf16Kernel(GemmOp gemm) {
+  namespace heur = ::dgemm::heuristics;
+  auto [majorA, majorB] = gemm.getOperandMajorness();
+  std::string why = heur::checkBf16Problem(
+      {static_cast<heur::Kind>(gemm.getKind()),
+       static_cast<heur::Major>(majorA), static_cast<heur::Major>(majorB),
+       gemm.getDType().isF32(), bool(gemm.getAccumulate()), 1, 1, 1, 1});
+  if (!why.empty())
+    return gemm.emitOpError("no BF16 kernel computes ")
+           << bf16FunctionName(gemm) << " with a " << gemm.getDType()
+           << " D" << (gemm.getAccumulate() ? " and 'accumulate'" : "")
+           << ": " << why;
+  // An MN-major operand's rows are its M (N) elements: 16-byte TMA strides.
+  for (auto [name, major, v] :
+       {std::tuple<StringRef, Majorness, int64_t>{"m", majorA, gemm.getM()},
+        {"n", majorB, gemm.getN()}})
+    if (major == Majorness::mn && !ShapedType::isDynamic(v) && v % 8 != 0)
+      return gemm.emitOpError("'")
+             << name << "' must be a multiple of 8 with an MN-major "
+             << (name == "m" ? "A" : "B")
+             << " (16-byte TMA strides of its BF16 rows), got " << v;
+  // The m-grouped nn kernel reads B as [G * K, N]: a K block past a group's
+  // K would read the next group's rows.
+  int64_t k = gemm.getK();
+  if (gemm.getKind() != GemmKind::normal && majorB == Majorness::mn &&
+      gemm.getKind() != GemmKind::k_grouped_contiguous &&
+      !ShapedType::isDynamic(k) && k % heur::kBf16BlockK != 0)
+    return gemm.emitOpError("'k' must be a multiple of 64 for ")
+           << bf16FunctionName(gemm)
+           << " (B's groups are consecutive K rows of one tensor map), got "
+           << k;
+  return success();
 }
 
 /// The rules of the kernel that computes `gemm`'s kind: a description no
@@ -193,7 +288,7 @@ static LogicalResult verifyBuiltKernel(GemmOp gemm, bool fp8, bool is1D1D) {
   Type d = gemm.getDType();
   GemmKind kind = gemm.getKind();
   if (!fp8)
-    return refuseBf16(gemm);
+    return verifyBf16Kernel(gemm);
   switch (kind) {
   case GemmKind::k_grouped_contiguous:
     return success(); // checked above, with its 1D1D rule
@@ -294,7 +389,8 @@ LogicalResult TmaLoadOp::verify() {
   // kernel loads through the kernel-parameter maps.
   ConfigAttr kernelConfig = getKernelConfig(*this);
   bool rewritten =
-      !kernelConfig || kernelConfig.getKind() == GemmKind::k_grouped_contiguous;
+      !kernelConfig || (kernelConfig.getKind() == GemmKind::k_grouped_contiguous &&
+                        !kernelConfig.isBf16());
   if (perGroup && rewritten && !getSlot())
     return emitOpError("loads of A and B go through a descriptor 'slot'");
   if (perGroup && !rewritten && getSlot())
@@ -329,9 +425,9 @@ int64_t TmaLoadOp::getTxBytes() {
     return 0;
   switch (getOperand()) {
   case TmaOperand::a:
-    return config.getBlockM() * config.getBlockK();
+    return config.getBlockM() * config.getRowBytes();
   case TmaOperand::b:
-    return config.getBlockN() * config.getBlockK();
+    return config.getBlockN() * config.getRowBytes();
   case TmaOperand::sfa:
     return config.getBlockM() * 4;
   case TmaOperand::sfb:
@@ -410,7 +506,8 @@ static LogicalResult verifyTileSums(Operation *op, ValueRange sums);
 /// m-grouped 1D2D kernel) rather than sfb slices from the stages.
 static bool hasBlockScales(Operation *op) {
   ConfigAttr config = getKernelConfig(op);
-  return config && config.getKind() != GemmKind::k_grouped_contiguous;
+  return config && config.getKind() != GemmKind::k_grouped_contiguous &&
+         !config.isBf16();
 }
 
 LogicalResult LoadBlockScaleOp::verify() {
@@ -427,11 +524,10 @@ LogicalResult LoadBlockScaleOp::verify() {
 LogicalResult StoreRowsOp::verify() {
   if (ConfigAttr config = getKernelConfig(*this)) {
     GemmKind kind = config.getKind();
-    if (kind == GemmKind::k_grouped_contiguous)
-      return emitOpError("needs a kernel with a BF16 d (kind "
-                         "m_grouped_contiguous, m_grouped_contiguous_psum, "
-                         "m_grouped_masked or normal), "
-                         "the kernel's kind is ")
+    if (kind == GemmKind::k_grouped_contiguous && !config.isBf16())
+      return emitOpError("needs a 1D2D or BF16 kernel (the FP8 k-grouped "
+                         "kernel stores through dgemm.epilogue), the kernel's "
+                         "kind is ")
              << stringifyGemmKind(kind);
     // The row mapping is the kind's: the grouped layout names each row's
     // group, the other kinds bound a group's block of rows.

@@ -397,7 +397,12 @@ struct LowerToKernelPass
       if (built.insert(gemm.getConfig()->getEntryName()).second) {
         switch (gemm.getConfig()->getKind()) {
         case GemmKind::k_grouped_contiguous:
-          KernelBuilder(gemm, builder).build();
+          // The BF16 weight gradient shares the 1D2D kernels' builder: one
+          // tensor map over all of K, so no descriptor is rewritten.
+          if (gemm.getConfig()->isBf16())
+            buildMGroupedKernel(gemm, builder);
+          else
+            KernelBuilder(gemm, builder).build();
           break;
         case GemmKind::m_grouped_contiguous:
         case GemmKind::m_grouped_contiguous_psum:

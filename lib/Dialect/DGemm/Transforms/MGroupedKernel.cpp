@@ -40,6 +40,9 @@ namespace {
 /// counts them in (null: `group`'s).
 struct Tile {
   Value group, mBlock, nBlock, numKBlocks, aRow, sfaK0, rowLimit, rowBlock;
+  /// The K element its K block 0 starts at (null: 0): the k-grouped BF16
+  /// kernel's group offset.
+  Value kOffset = Value();
 };
 
 /// How a kind maps the schedule's tiles to groups and rows. Both roles ask
@@ -54,8 +57,10 @@ public:
                     Value mb) const = 0;
 };
 
+/// K blocks of the kernel's K: 128-deep (FP8) or 64-deep (BF16).
 Value kBlocksOf(Emitter &e, KernelOp kernel) {
-  return e.ceilDiv(kernel.getArg(KernelOp::DimK), 128);
+  return e.ceilDiv(kernel.getArg(KernelOp::DimK),
+                   kernel.getConfig().getBlockK());
 }
 
 /// m_grouped_contiguous: one schedule group over the M_sum rows; a tile's
@@ -207,8 +212,55 @@ public:
   }
 };
 
+/// k_grouped_contiguous (BF16): G schedule groups of M rows; group g's
+/// K_g = ks[g] (argument PtrKs, negative read as 0) rows of K start at the
+/// sum of the groups' before it, in the one tensor map of A [sum_k, M] and
+/// of B [sum_k, N]; its tiles store d row g * M + r for every row r < M
+/// (a group with K_g = 0 stores its zero product: d = 0, or d unchanged
+/// when the kernel accumulates). The runtime checks every K_g is a multiple
+/// of block_k, so that no K block straddles two groups.
+class KGroupedRows final : public RowMap {
+public:
+  Value scheduleGroups(Emitter &, KernelOp kernel) const override {
+    return kernel.getArg(KernelOp::NumGroups);
+  }
+  Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value g,
+            Value mb) const override {
+    OpBuilder &b = e.b;
+    Value ks = kernel.getArg(KernelOp::PtrKs);
+    auto kOf = [&](OpBuilder &ob, Value i) {
+      Emitter ie{ob, e.loc};
+      return ob.create<arith::MaxSIOp>(e.loc, ie.loadK(ks, i), ie.i32(0))
+          .getResult();
+    };
+    // The group's K offset: the sum of the K_i before it.
+    auto prefix = b.create<scf::ForOp>(e.loc, e.i32(0), g, e.i32(1),
+                                       ValueRange{e.i32(0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(prefix.getBody());
+      Value sum = e.add(prefix.getRegionIterArg(0),
+                        kOf(b, prefix.getInductionVar()));
+      b.create<scf::YieldOp>(e.loc, ValueRange{sum});
+    }
+    Value m0 = e.mul(mb, e.i32(config.getBlockM()));
+    Tile t{g,
+           mb,
+           Value(),
+           e.div(kOf(b, g), e.i32(config.getBlockK())),
+           m0,
+           Value(),
+           kernel.getArg(KernelOp::DimM),
+           Value()};
+    t.kOffset = prefix.getResult(0);
+    return t;
+  }
+};
+
 std::unique_ptr<RowMap> rowMapFor(GemmKind kind) {
   switch (kind) {
+  case GemmKind::k_grouped_contiguous:
+    return std::make_unique<KGroupedRows>();
   case GemmKind::m_grouped_masked:
     return std::make_unique<MaskedRows>();
   case GemmKind::normal:
@@ -263,9 +315,16 @@ private:
     b.setInsertionPointToStart(tiles.getBody());
     Tile tile = tileOf(e, kernel, sched, tiles.getInductionVar());
     Value m0 = e.mul(tile.mBlock, e.i32(config.getBlockM()));
-    // Group g's B is rows [g * N, (g + 1) * N) of the [G * N, K] map.
-    Value bRow = e.add(e.mul(tile.group, kernel.getArg(KernelOp::DimN)),
-                       e.mul(tile.nBlock, e.i32(config.getBlockN())));
+    Value n0 = e.mul(tile.nBlock, e.i32(config.getBlockN()));
+    // Group g's B is rows [g * N, (g + 1) * N) of the [G * N, K] map (K-major
+    // B), or K rows [g * K, (g + 1) * K) of the [G * K, N] one (the m-grouped
+    // BF16 nn kernel's MN-major B).
+    Value bRow = e.add(e.mul(tile.group, kernel.getArg(KernelOp::DimN)), n0);
+    bool groupedKRows = config.getKind() != GemmKind::normal &&
+                        config.getKind() != GemmKind::k_grouped_contiguous;
+    Value bK0 = groupedKRows
+                    ? e.mul(tile.group, kernel.getArg(KernelOp::DimK))
+                    : Value();
     auto kloop = b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
                                       ValueRange{tiles.getRegionIterArg(0)});
     {
@@ -274,20 +333,71 @@ private:
       Value kb = kloop.getInductionVar();
       Value kit = kloop.getRegionIterArg(0);
       Value stage = stageOf(kit);
-      Value kx = e.mul(kb, e.i32(128));
-      Value sfaK = tile.sfaK0 ? e.add(tile.sfaK0, kb) : kb;
-      b.create<TmaLoadOp>(loc, TmaOperand::a, stage, kx, tile.aRow, Value(),
-                          /*multicast=*/false);
-      b.create<TmaLoadOp>(loc, TmaOperand::b, stage, kx, bRow, Value(),
-                          /*multicast=*/false);
-      b.create<TmaLoadOp>(loc, TmaOperand::sfa, stage, m0, sfaK, Value(),
-                          /*multicast=*/false);
+      // The K element of the block: tensor-map coordinates are elements.
+      Value kx = e.mul(kb, e.i32(config.getBlockK()));
+      if (tile.kOffset)
+        kx = e.add(tile.kOffset, kx);
+      // (x, y) are the map's (inner, outer) coordinates: (K, row) for a
+      // K-major operand, (M or N, K) for an MN-major one.
+      if (config.getMajorA() == Majorness::mn)
+        b.create<TmaLoadOp>(loc, TmaOperand::a, stage, tile.aRow, kx, Value(),
+                            /*multicast=*/false);
+      else
+        b.create<TmaLoadOp>(loc, TmaOperand::a, stage, kx, tile.aRow, Value(),
+                            /*multicast=*/false);
+      if (config.getMajorB() == Majorness::mn)
+        b.create<TmaLoadOp>(loc, TmaOperand::b, stage, n0,
+                            bK0 ? e.add(bK0, kx) : kx, Value(),
+                            /*multicast=*/false);
+      else
+        b.create<TmaLoadOp>(loc, TmaOperand::b, stage, kx, bRow, Value(),
+                            /*multicast=*/false);
+      if (!config.isBf16()) {
+        Value sfaK = tile.sfaK0 ? e.add(tile.sfaK0, kb) : kb;
+        b.create<TmaLoadOp>(loc, TmaOperand::sfa, stage, m0, sfaK, Value(),
+                            /*multicast=*/false);
+      }
       b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1))});
     }
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
   }
 
+  /// The BF16 kernels' math role: each K block's WGMMAs accumulate onto
+  /// the previous block's fragment (a chained dgemm.mma; no scales, no
+  /// promotion, so no turns: nothing to overlap with another warpgroup's
+  /// WGMMAs but the WGMMAs themselves), then the fragment goes to d.
+  void buildBf16Math(KernelOp kernel) {
+    Emitter e{b, loc};
+    TileSchedule sched = schedule(e, kernel);
+    VectorType accType =
+        VectorType::get({config.getBlockN() / 2}, b.getF32Type());
+    auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
+                                      ValueRange{e.i32(0)});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    Tile tile = tileOf(e, kernel, sched, tiles.getInductionVar());
+    Value zeros = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
+    auto kloop =
+        b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
+                             ValueRange{tiles.getRegionIterArg(0), zeros});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(kloop.getBody());
+      Value kit = kloop.getRegionIterArg(0);
+      Value acc = b.create<MmaOp>(loc, accType, stageOf(kit),
+                                  kloop.getRegionIterArg(1), 0);
+      b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1)), acc});
+    }
+    b.create<StoreRowsOp>(loc, ValueRange{kloop.getResult(1)},
+                          tile.rowBlock ? tile.rowBlock : tile.group,
+                          tile.mBlock, tile.nBlock, tile.rowLimit);
+    b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
+  }
+
   void buildMath(KernelOp kernel) {
+    if (config.isBf16())
+      return buildBf16Math(kernel);
     Emitter e{b, loc};
     TileSchedule sched = schedule(e, kernel);
     int64_t width = config.getBlockN();

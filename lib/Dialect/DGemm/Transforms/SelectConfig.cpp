@@ -2,6 +2,7 @@
 
 #include "dgemm/Dialect/DGemm/Transforms/Passes.h"
 
+#include "dgemm/Heuristics/Bf16Config.h"
 #include "dgemm/Heuristics/KernelConfig.h"
 #include "dgemm/Heuristics/MGroupedConfig.h"
 
@@ -72,6 +73,30 @@ struct SelectConfigPass
     problem.k = ShapedType::isDynamic(gemm.getK()) ? 7168 : gemm.getK();
     problem.numGroups = gemm.getNumGroups();
     heur::KernelConfig config = heur::selectMGroupedConfig(problem, target);
+    heur::ConfigOverrides overrides;
+    overrides.unsafe = unsafeBits;
+    if (std::string why = heur::applyOverrides(config, overrides, target,
+                                               /*problem=*/nullptr);
+        !why.empty()) {
+      gemm.emitOpError("dgemm-select-config found no valid configuration: ")
+          << why;
+      return WalkResult::interrupt();
+    }
+    return record(gemm, config, target);
+  }
+
+  /// The BF16 kernels' configuration (every kind): their heuristics and the
+  /// overrides that apply to them, as for the 1D2D kernels.
+  WalkResult selectBf16(GemmOp gemm, const heur::Target &target,
+                        unsigned unsafeBits) {
+    if (descSlots > 0 || clusterM > 1 || quadB == 1) {
+      gemm.emitOpError("dgemm-select-config: desc-slots, cluster-m and quad-b "
+                       "configure the FP8 k-grouped kernel; the BF16 kernels "
+                       "have no descriptor slots, clusters or quad-ordered B");
+      return WalkResult::interrupt();
+    }
+    heur::Bf16Problem problem = bf16ProblemOf(gemm);
+    heur::KernelConfig config = heur::selectBf16Config(problem, target);
     heur::ConfigOverrides overrides;
     overrides.unsafe = unsafeBits;
     if (std::string why = heur::applyOverrides(config, overrides, target,
@@ -157,6 +182,8 @@ struct SelectConfigPass
     WalkResult result = getOperation().walk([&](GemmOp gemm) {
       if (gemm.getConfigAttr())
         return WalkResult::advance();
+      if (gemm.getAType().isBF16())
+        return selectBf16(gemm, target, unsafeBits);
       if (gemm.getKernelKind() == GemmKind::k_grouped_contiguous)
         return selectKGrouped(gemm, target, unsafeBits);
       return selectMGrouped(gemm, target, unsafeBits);

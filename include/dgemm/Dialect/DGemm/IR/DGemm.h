@@ -25,6 +25,7 @@
 
 namespace dgemm::heuristics {
 struct KernelConfig;
+struct Bf16Problem;
 } // namespace dgemm::heuristics
 
 namespace mlir::dgemm {
@@ -32,6 +33,10 @@ namespace mlir::dgemm {
 ::dgemm::heuristics::KernelConfig toHeuristicsConfig(ConfigAttr attr);
 ConfigAttr toConfigAttr(MLIRContext *ctx,
                         const ::dgemm::heuristics::KernelConfig &config);
+/// The heuristics' problem of a BF16 description; an extent given as `?`
+/// takes DeepGEMM's benchmark shape (M 4096, or 8 groups of 4096 rows
+/// for contiguous, 256 per group for masked; N 4096; K 7168).
+::dgemm::heuristics::Bf16Problem bf16ProblemOf(GemmOp gemm);
 } // namespace mlir::dgemm
 
 #endif // DGEMM_DIALECT_DGEMM_IR_DGEMM_H

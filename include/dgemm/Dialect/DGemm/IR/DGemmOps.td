@@ -67,6 +67,20 @@ def DGemm_MajorLayoutAttr : EnumAttr<DGemm_Dialect, DGemm_MajorLayout, "layout">
   let assemblyFormat = "$value";
 }
 
+def DGemm_OperandType : I32EnumAttr<"OperandType",
+    "Element type of a kernel's A and B", [
+    I32EnumAttrCase<"fp8", 0>, I32EnumAttrCase<"bf16", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+
+def DGemm_Majorness : I32EnumAttr<"Majorness",
+    "Which dimension of a kernel operand is contiguous", [
+    I32EnumAttrCase<"k", 0>, I32EnumAttrCase<"mn", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dgemm";
+}
+
 def DGemm_TmaOperand : I32EnumAttr<"TmaOperand", "Operand a TMA copy moves", [
     I32EnumAttrCase<"a", 0>, I32EnumAttrCase<"b", 1>,
     I32EnumAttrCase<"sfa", 2>, I32EnumAttrCase<"sfb", 3>]> {
@@ -155,6 +169,12 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
       dgemm-place-sync honours by omitting what they name. They are part of
       the entry name and the bundle's .meta, and the runtime refuses such
       kernels unless the caller opts in.
+    - `dtype` (default `fp8`): the operands' element type; `bf16` is the
+      BF16 family (no scales, block_k 64, chained accumulation), with
+      `major_a`/`major_b` (default `k`; `mn`: the operand is MN-major in
+      memory and in shared memory, read through WGMMA's transpose bit),
+      `d_f32` (1: FP32 d, else BF16) and `accumulate` (1: the kernel adds its
+      product to d).
     Every choice that changes generated code is here. Filled in by
     `dgemm-select-config` from the shared heuristics library (heuristics/),
     which the runtime uses too; the rules (`checkConfig`) are that library's.
@@ -171,7 +191,15 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
     DefaultValuedParameter<"int64_t", "0">:$red_max_blocks,
     DefaultValuedParameter<"int64_t", "0">:$quad_b,
     DefaultValuedParameter<"::mlir::dgemm::UnsafeVariant",
-                           "::mlir::dgemm::UnsafeVariant::none">:$unsafe);
+                           "::mlir::dgemm::UnsafeVariant::none">:$unsafe,
+    DefaultValuedParameter<"::mlir::dgemm::OperandType",
+                           "::mlir::dgemm::OperandType::fp8">:$dtype,
+    DefaultValuedParameter<"::mlir::dgemm::Majorness",
+                           "::mlir::dgemm::Majorness::k">:$major_a,
+    DefaultValuedParameter<"::mlir::dgemm::Majorness",
+                           "::mlir::dgemm::Majorness::k">:$major_b,
+    DefaultValuedParameter<"int64_t", "0">:$d_f32,
+    DefaultValuedParameter<"int64_t", "0">:$accumulate);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -184,6 +212,11 @@ def DGemm_ConfigAttr : AttrDef<DGemm_Dialect, "Config"> {
              getEpilogue() == KernelEpilogue::Parked;
     }
     bool isParked() const { return getEpilogue() == KernelEpilogue::Parked; }
+    bool isBf16() const { return getDtype() == OperandType::bf16; }
+    /// Bytes per element of A and B.
+    int64_t getElementBytes() const { return isBf16() ? 2 : 1; }
+    /// Bytes of one K block of one operand row (block_k elements): 128.
+    int64_t getRowBytes() const { return getBlockK() * getElementBytes(); }
     bool hasUnsafe(UnsafeVariant v) const {
       return ::mlir::dgemm::bitEnumContainsAll(getUnsafe(), v);
     }
@@ -242,6 +275,13 @@ def DGemm_GemmOp : DGemm_Op<"gemm", [Symbol]> {
     /// with recipe [1, 1, 128], which the k-grouped kernel computes as one
     /// group of K (k_grouped_contiguous).
     GemmKind getKernelKind();
+    /// A's and B's majorness by the layout (nt: both K-major; nn: B
+    /// MN-major; tn: both MN-major; tt: A MN-major).
+    std::pair<Majorness, Majorness> getOperandMajorness();
+    /// Whether a kernel of `config` computes this description: its kind is
+    /// getKernelKind() and its operand fields (dtype, major_a, major_b,
+    /// d_f32, accumulate) are the description's.
+    bool isComputedBy(ConfigAttr config);
   }];
   let hasVerifier = 1;
 }
@@ -469,7 +509,7 @@ def DGemm_LoadBlockScaleOp : DGemm_Op<"load_block_scale", [Pure]> {
 def DGemm_StoreRowsOp : DGemm_Op<"store_rows",
     [DeclareOpInterfaceMethods<DGemm_ResourceAccessOpInterface>,
      AttrSizedOperandSegments]> {
-  let summary = "Writes a tile's sums to d as BF16, the rows of its group only";
+  let summary = "Writes a tile's sums to d, the rows of its group only";
   let description = [{
     The epilogue of the 1D2D kernels: every math thread converts its FP32
     sums (as dgemm.epilogue's `sums`) to BF16 and stores them to d, a
@@ -487,6 +527,11 @@ def DGemm_StoreRowsOp : DGemm_Op<"store_rows",
       group g's rows are the g-th block of M rows (M_max for masked; normal
       has group 0 and limit M; psum has group 0, the one block of M_sum
       rows, and limit the tile's expert's end).
+
+    In a BF16 kernel with `d_f32` the sums are stored as FP32 instead, and
+    with `accumulate` added to d's values first (each thread loads the d
+    elements it then stores; the k-grouped BF16 kernel uses the limit form
+    with `group` g and limit M, d being G blocks of M rows).
 
     Plain global stores of the tile's own rows: no other CTA writes them and
     no op of the kernel reads them. The op declares generic reads of its
