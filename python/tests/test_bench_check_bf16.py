@@ -69,3 +69,12 @@ def test_small_cases_on_the_gpu(real_runtime):
     if reason:
         pytest.skip(reason)
     assert check_bf16.main(["--small", "--repeats", "1"]) == 0
+
+
+def test_bench_bf16_imports_and_times_with_bench_m_grouped():
+    import bench_bf16
+    import bench_m_grouped
+
+    assert bench_bf16.timed is bench_m_grouped.timed
+    assert (129280, 7168) in bench_bf16.NORMAL_F32_NK
+    assert len(bench_bf16.K_GROUPED) == 7
