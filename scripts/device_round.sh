@@ -31,7 +31,12 @@
 # background while the round runs, scripts/install_deepgemm.sh),
 # DGEMM_FIRST_CALL (1: bench/first_call.py --m-grouped at the end, cold, with
 # DeepGEMM's first call beside dgemm's where it installed). Their output goes
-# to bench.log. DGEMM_WHEEL and DGEMM_BUNDLE_DIR reach the Python tests
+# to bench.log. The BF16 GEMMs: bench/check_bf16.py (step bf16, with
+# DGEMM_CHECK_ARGS, its own time limit DGEMM_BF16_TIMEOUT, default 1200 s;
+# output to pytest.log) and bench/bench_bf16.py (step bench-bf16, arguments
+# DGEMM_BENCH_BF16_ARGS, time limit DGEMM_BENCH_BF16_TIMEOUT, default 1800 s,
+# DGEMM_BENCH_BF16=0 skips it; output to bench.log), both only where the
+# bundle holds BF16 kernels. DGEMM_WHEEL and DGEMM_BUNDLE_DIR reach the Python tests
 # (python/tests/test_wheel.py installs and runs that wheel).
 #
 # Runs every step even after a failure; exits nonzero if any failed (a
@@ -221,6 +226,26 @@ else
   skip kinds "no masked kernels in the bundle, no bench/check_kinds.py, or no torch"
 fi
 
+# The BF16 GEMMs (bench/check_bf16.py: every kind and layout, masked_m edges,
+# graph replay, DeepGEMM's shapes), then its small cases under memcheck and
+# racecheck.
+if [ -n "$BUNDLE" ] && [ -f bench/check_bf16.py ] &&
+   ls "$BUNDLE"/dgemm_*_bf16_*.meta >/dev/null 2>&1 &&
+   python3 -c 'import torch' 2>/dev/null; then
+  STEP_TIMEOUT=${DGEMM_BF16_TIMEOUT:-1200} run bf16 "$OUT/pytest.log" \
+    env "${mg_env[@]}" python3 bench/check_bf16.py \
+    --repeats "${DGEMM_MGROUPED_REPEATS:-5}" ${DGEMM_CHECK_ARGS:-}
+  if [ "${DGEMM_SANITIZERS:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck; do
+      run "bf16-sanitizer-$tool" "$OUT/pytest.log" env "${mg_env[@]}" \
+        compute-sanitizer --tool "$tool" --error-exitcode 1 \
+        python3 bench/check_bf16.py --small --repeats 1
+    done
+  fi
+else
+  skip bf16 "no BF16 kernels in the bundle, no bench/check_bf16.py, or no torch"
+fi
+
 # --- 2d. Cold first call ---------------------------------------------------
 if [ "${DGEMM_FIRST_CALL:-0}" = 1 ] && [ -n "$BUNDLE" ]; then
   [ -z "$DG_PID" ] || wait "$DG_PID"
@@ -237,6 +262,19 @@ if [ -f "$BENCH" ]; then
     python3 "$BENCH" ${DGEMM_BENCH_ARGS:-}
 else
   skip bench "$BENCH not present"
+fi
+
+# The BF16 GEMMs beside DeepGEMM's and torch's (bench/bench_bf16.py).
+if [ "${DGEMM_BENCH_BF16:-1}" = 0 ]; then
+  skip bench-bf16 "DGEMM_BENCH_BF16=0"
+elif [ -n "$BUNDLE" ] && [ -f bench/bench_bf16.py ] &&
+     ls "$BUNDLE"/dgemm_*_bf16_*.meta >/dev/null 2>&1; then
+  [ -z "$DG_PID" ] || wait "$DG_PID" 2>/dev/null || true
+  STEP_TIMEOUT=${DGEMM_BENCH_BF16_TIMEOUT:-1800} run bench-bf16 "$OUT/bench.log" \
+    env PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
+    DGEMM_KERNEL_DIR="$BUNDLE" python3 bench/bench_bf16.py ${DGEMM_BENCH_BF16_ARGS:-}
+else
+  skip bench-bf16 "no BF16 kernels in the bundle or no bench/bench_bf16.py"
 fi
 
 # --- Summary ---------------------------------------------------------------

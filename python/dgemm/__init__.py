@@ -1,5 +1,7 @@
 """dgemm: a drop-in for DeepGEMM's SM90 ``k_grouped_fp8_gemm_nt_contiguous``,
-``m_grouped_fp8_gemm_nt_contiguous``, ``m_grouped_fp8_gemm_nt_masked`` and ``fp8_gemm_nt``.
+``m_grouped_fp8_gemm_nt_contiguous``, ``m_grouped_fp8_gemm_nt_masked`` and ``fp8_gemm_nt``, and
+its BF16 GEMMs (``bf16_gemm_{nt,nn,tn,tt}``, ``m_grouped_bf16_gemm_{nt,nn}_contiguous``,
+``m_grouped_bf16_gemm_nt_masked``, ``k_grouped_bf16_gemm_tn_contiguous``).
 
 The GEMM runs in the dgemm runtime library (``libdgemm_runtime.so``), loaded
 through ctypes at the first call; see docs/Python.md for how it is found.
@@ -37,6 +39,18 @@ _LAZY = {
     "m_grouped_masked_reference": "masked",
     "fp8_gemm_nt": "normal",
     "fp8_gemm_nt_reference": "normal",
+    "bf16_gemm_nt": "bf16",
+    "bf16_gemm_nn": "bf16",
+    "bf16_gemm_tn": "bf16",
+    "bf16_gemm_tt": "bf16",
+    "m_grouped_bf16_gemm_nt_contiguous": "bf16_m_grouped",
+    "m_grouped_bf16_gemm_nn_contiguous": "bf16_m_grouped",
+    "m_grouped_bf16_gemm_nt_masked": "bf16_m_grouped",
+    "k_grouped_bf16_gemm_tn_contiguous": "bf16_k_grouped",
+    "bf16_gemm_reference": "testing",
+    "m_grouped_bf16_reference": "testing",
+    "m_grouped_bf16_masked_reference": "testing",
+    "k_grouped_bf16_reference": "testing",
 }
 
 __all__ = sorted([*_LAZY, "allow_unsafe_kernels", "check_kernel_bundle", "kernel_info",

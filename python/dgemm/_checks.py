@@ -102,9 +102,10 @@ def _is_int(value: Any) -> bool:
     return True
 
 
-def normalize_ks(ks: Any, name: str = "ks") -> Tuple[int, ...]:
-    """Returns ``ks`` as a tuple of ints, checking each is >= 0, a multiple of 128 and at most
-    2**31 - 1, and that their sum is at most 2**31 - 1 (the runtime's int32)."""
+def normalize_ks(ks: Any, name: str = "ks", multiple: int = BLOCK_K) -> Tuple[int, ...]:
+    """Returns ``ks`` as a tuple of ints, checking each is >= 0, a multiple of ``multiple``
+    (128: the FP8 scales' K block; the BF16 kernel's is 64) and at most 2**31 - 1, and that
+    their sum is at most 2**31 - 1 (the runtime's int32)."""
     if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence):
         raise TypeError(
             f"{name} must be a host list or tuple of ints (the G group sizes K_g), "
@@ -118,10 +119,10 @@ def normalize_ks(ks: Any, name: str = "ks") -> Tuple[int, ...]:
             k = k.__index__()  # numpy integers and other __index__ types
         if k < 0:
             raise ValueError(f"{name}[{i}] = {k} is negative: every group size K_g must be >= 0")
-        if k % BLOCK_K != 0:
+        if k % multiple != 0:
             raise ValueError(
-                f"{name}[{i}] = {k} is not a multiple of {BLOCK_K}: every group size K_g must "
-                f"be a multiple of {BLOCK_K} (0 is allowed)"
+                f"{name}[{i}] = {k} is not a multiple of {multiple}: every group size K_g must "
+                f"be a multiple of {multiple} (0 is allowed)"
             )
         if k > _MAX_INT32:
             raise ValueError(

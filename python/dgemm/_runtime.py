@@ -276,6 +276,61 @@ def normal_launch(
     _raise_for(rc, err)
 
 
+def _call(name: str, argtypes: list, *args) -> None:
+    """Calls the C entry ``name`` (declared with ``argtypes`` and the trailing err, err_len)
+    of the loaded library; raises as ``_raise_for`` does, or RuntimeError if the library
+    lacks the entry (an older one)."""
+    fn = getattr(load(), name, None)
+    if fn is None:
+        raise RuntimeError(f"{loaded_path()} has no {name} (an older runtime library)")
+    fn.argtypes = list(argtypes) + [ctypes.POINTER(ctypes.c_char), ctypes.c_uint64]
+    fn.restype = ctypes.c_int
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    _raise_for(fn(*args, err, _ERR_LEN), err)
+
+
+_VP, _I64, _I32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
+
+
+def bf16_launch(a: int, lda: int, major_a: int, b: int, ldb: int, major_b: int, d: int,
+                d_f32: bool, accumulate: bool, m: int, n: int, k: int, stream: int) -> None:
+    """Enqueues the normal BF16 GEMM (``dgemm_bf16_gemm``); major 0 = K-major, 1 = MN-major."""
+    _call("dgemm_bf16_gemm", [_VP, _I64, _I32, _VP, _I64, _I32, _VP, _I32, _I32, _I64, _I64,
+                              _I64, _VP],
+          a, lda, major_a, b, ldb, major_b, d, int(d_f32), int(accumulate), m, n, k, stream)
+
+
+def m_grouped_bf16_launch(a: int, b: int, major_b: int, d: int, layout: int, m_sum: int,
+                          n: int, k: int, num_groups: int, expected_m: Optional[int],
+                          stream: int) -> None:
+    """Enqueues the m-grouped contiguous BF16 GEMM: with the per-row layout
+    (``expected_m`` None) or the prefix sums (``expected_m`` 0: no hint)."""
+    if expected_m is None:
+        _call("dgemm_m_grouped_bf16_gemm_contiguous",
+              [_VP, _VP, _I32, _VP, _VP, _I64, _I64, _I64, _I32, _VP],
+              a, b, major_b, d, layout, m_sum, n, k, num_groups, stream)
+    else:
+        _call("dgemm_m_grouped_bf16_gemm_contiguous_psum",
+              [_VP, _VP, _I32, _VP, _VP, _I64, _I64, _I64, _I32, _I64, _VP],
+              a, b, major_b, d, layout, m_sum, n, k, num_groups, expected_m, stream)
+
+
+def masked_bf16_launch(a: int, b: int, d: int, masked_m: int, m_max: int, n: int, k: int,
+                       num_groups: int, expected_m: int, stream: int) -> None:
+    """Enqueues the m-grouped masked BF16 GEMM."""
+    _call("dgemm_m_grouped_bf16_gemm_nt_masked",
+          [_VP, _VP, _VP, _VP, _I64, _I64, _I64, _I32, _I64, _VP],
+          a, b, d, masked_m, m_max, n, k, num_groups, expected_m, stream)
+
+
+def k_grouped_bf16_launch(a: int, b: int, d: int, accumulate: bool, m: int, n: int,
+                          ks: Sequence[int], ks_device: int, stream: int) -> None:
+    """Enqueues the k-grouped BF16 GEMM (FP32 d, ``accumulate``: d += product)."""
+    _call("dgemm_k_grouped_bf16_gemm_tn_contiguous",
+          [_VP, _VP, _VP, _I32, _I64, _I64, _I32, ctypes.POINTER(_I32), _VP, _VP],
+          a, b, d, int(accumulate), m, n, len(ks), _ks_array(ks), ks_device, stream)
+
+
 def _raise_for(rc: int, err) -> None:
     if rc != 0:
         message = err.value.decode(errors="replace") or "(no message)"

@@ -296,14 +296,7 @@ def m_grouped_fp8_gemm_nt_contiguous(
     """
     rules.check_recipe(recipe)
     rules.check_flags(compiled_dims, disable_ue8m0_cast)
-    if not isinstance(use_psum_layout, bool):
-        raise TypeError(f"use_psum_layout must be a bool, got {type(use_psum_layout).__name__}")
-    expected_m = 0
-    if expected_m_for_psum_layout is not None:
-        if not use_psum_layout:
-            raise ValueError("expected_m_for_psum_layout needs use_psum_layout=True")
-        expected_m = rules.int_at_least("expected_m_for_psum_layout",
-                                        expected_m_for_psum_layout, 1)
+    expected_m = psum_hint(use_psum_layout, expected_m_for_psum_layout)
     x, sfa = rules.split_pair("a", a)
     w, sfb = rules.split_pair("b", b)
     sfa = get_mn_major_tma_aligned_tensor(rules.tensor("sfa", sfa, torch.float32, 2))
@@ -316,6 +309,18 @@ def m_grouped_fp8_gemm_nt_contiguous(
             _check_layout_values(grouped_layout, g)
     torch.ops.dgemm.m_grouped_fp8_gemm_nt_contiguous(x, sfa, w, sfb, d, grouped_layout,
                                                      use_psum_layout, expected_m)
+
+
+def psum_hint(use_psum_layout: Any, expected_m_for_psum_layout: Any) -> int:
+    """The op's expected_m: 0 (no hint), or ``expected_m_for_psum_layout``, a positive int
+    that only the prefix-sum layout takes; ``use_psum_layout`` must be a bool."""
+    if not isinstance(use_psum_layout, bool):
+        raise TypeError(f"use_psum_layout must be a bool, got {type(use_psum_layout).__name__}")
+    if expected_m_for_psum_layout is None:
+        return 0
+    if not use_psum_layout:
+        raise ValueError("expected_m_for_psum_layout needs use_psum_layout=True")
+    return rules.int_at_least("expected_m_for_psum_layout", expected_m_for_psum_layout, 1)
 
 
 def psum_to_grouped_layout(psum: torch.Tensor, m_sum: int) -> torch.Tensor:

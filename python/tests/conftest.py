@@ -55,6 +55,29 @@ class StubMCall(ctypes.Structure):
     ]
 
 
+class StubBf16Call(ctypes.Structure):
+    """Mirror of ``struct StubBf16Call`` in stub_runtime.c."""
+
+    _fields_ = [
+        ("ptrs", ctypes.c_void_p * 4),
+        ("lda", ctypes.c_int64),
+        ("ldb", ctypes.c_int64),
+        ("major_a", ctypes.c_int32),
+        ("major_b", ctypes.c_int32),
+        ("d_f32", ctypes.c_int32),
+        ("accumulate", ctypes.c_int32),
+        ("m", ctypes.c_int64),
+        ("n", ctypes.c_int64),
+        ("k", ctypes.c_int64),
+        ("num_groups", ctypes.c_int32),
+        ("expected_m", ctypes.c_int64),
+        ("ks", ctypes.c_int32 * STUB_MAX_GROUPS),
+        ("stream", ctypes.c_void_p),
+        ("calls", ctypes.c_int64),
+        ("entry", ctypes.c_int32),
+    ]
+
+
 class Stub:
     """The stub library, opened a second time to read what the binding passed."""
 
@@ -63,6 +86,7 @@ class Stub:
         self.lib = ctypes.CDLL(str(path))
         self.lib.stub_last_call.restype = ctypes.POINTER(StubCall)
         self.lib.stub_last_m_call.restype = ctypes.POINTER(StubMCall)
+        self.lib.stub_last_bf16_call.restype = ctypes.POINTER(StubBf16Call)
         self.lib.stub_kernel_dir.restype = ctypes.c_char_p
         self.lib.stub_set_fail.argtypes = [ctypes.c_int]
 
@@ -71,6 +95,9 @@ class Stub:
 
     def last_m_call(self) -> StubMCall:
         return self.lib.stub_last_m_call().contents
+
+    def last_bf16_call(self) -> StubBf16Call:
+        return self.lib.stub_last_bf16_call().contents
 
     def kernel_dir(self) -> str:
         return self.lib.stub_kernel_dir().decode()

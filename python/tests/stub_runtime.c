@@ -124,6 +124,114 @@ int dgemm_fp8_gemm_nt(const void *a, const void *sfa, const void *b,
                   err_len);
 }
 
+struct StubBf16Call {
+  const void *ptrs[4]; /* a, b, d, the int32 array (layout, psum, masked_m,
+                          ks_device) */
+  int64_t lda, ldb;    /* normal only; 0 otherwise */
+  int32_t major_a, major_b, d_f32, accumulate;
+  int64_t m, n, k; /* m: M, M_sum, M_max; k: 0 for k-grouped */
+  int32_t num_groups;
+  int64_t expected_m; /* psum and masked; -1 otherwise */
+  int32_t ks[STUB_MAX_GROUPS];
+  void *stream;
+  int64_t calls;
+  int32_t entry; /* 0 normal, 1 contiguous, 2 psum, 3 masked, 4 k-grouped */
+};
+
+static struct StubBf16Call last_bf16;
+
+/* Records a call of one of the BF16 entries (the caller set the fields of
+ * its own). */
+static int record_bf16(int32_t entry, const void *a, const void *b, void *d,
+                       const void *array, int64_t m, int64_t n, int64_t k,
+                       int32_t num_groups, void *stream, char *err,
+                       uint64_t err_len) {
+  const void *ptrs[4] = {a, b, d, array};
+  memcpy(last_bf16.ptrs, ptrs, sizeof(ptrs));
+  last_bf16.m = m;
+  last_bf16.n = n;
+  last_bf16.k = k;
+  last_bf16.num_groups = num_groups;
+  last_bf16.stream = stream;
+  last_bf16.entry = entry;
+  last_bf16.calls += 1;
+  if (fail_code != 0) {
+    snprintf(err, err_len, "stub failure %d", fail_code);
+    return fail_code;
+  }
+  return 0;
+}
+
+static void reset_bf16(void) {
+  last_bf16.lda = last_bf16.ldb = 0;
+  last_bf16.major_a = last_bf16.major_b = 0;
+  last_bf16.d_f32 = last_bf16.accumulate = 0;
+  last_bf16.expected_m = -1;
+}
+
+int dgemm_bf16_gemm(const void *a, int64_t lda, int32_t major_a, const void *b,
+                    int64_t ldb, int32_t major_b, void *d, int32_t d_f32,
+                    int32_t accumulate, int64_t m, int64_t n, int64_t k,
+                    void *stream, char *err, uint64_t err_len) {
+  reset_bf16();
+  last_bf16.lda = lda;
+  last_bf16.ldb = ldb;
+  last_bf16.major_a = major_a;
+  last_bf16.major_b = major_b;
+  last_bf16.d_f32 = d_f32;
+  last_bf16.accumulate = accumulate;
+  return record_bf16(0, a, b, d, NULL, m, n, k, 1, stream, err, err_len);
+}
+
+int dgemm_m_grouped_bf16_gemm_contiguous(const void *a, const void *b,
+                                         int32_t major_b, void *d,
+                                         const int32_t *grouped_layout,
+                                         int64_t m_sum, int64_t n, int64_t k,
+                                         int32_t num_groups, void *stream,
+                                         char *err, uint64_t err_len) {
+  reset_bf16();
+  last_bf16.major_b = major_b;
+  return record_bf16(1, a, b, d, grouped_layout, m_sum, n, k, num_groups,
+                     stream, err, err_len);
+}
+
+int dgemm_m_grouped_bf16_gemm_contiguous_psum(
+    const void *a, const void *b, int32_t major_b, void *d, const int32_t *psum,
+    int64_t m_sum, int64_t n, int64_t k, int32_t num_groups, int64_t expected_m,
+    void *stream, char *err, uint64_t err_len) {
+  reset_bf16();
+  last_bf16.major_b = major_b;
+  last_bf16.expected_m = expected_m;
+  return record_bf16(2, a, b, d, psum, m_sum, n, k, num_groups, stream, err,
+                     err_len);
+}
+
+int dgemm_m_grouped_bf16_gemm_nt_masked(const void *a, const void *b, void *d,
+                                        const int32_t *masked_m, int64_t m_max,
+                                        int64_t n, int64_t k,
+                                        int32_t num_groups, int64_t expected_m,
+                                        void *stream, char *err,
+                                        uint64_t err_len) {
+  reset_bf16();
+  last_bf16.expected_m = expected_m;
+  return record_bf16(3, a, b, d, masked_m, m_max, n, k, num_groups, stream,
+                     err, err_len);
+}
+
+int dgemm_k_grouped_bf16_gemm_tn_contiguous(
+    const void *a, const void *b, void *d, int32_t accumulate, int64_t m,
+    int64_t n, int32_t num_groups, const int32_t *ks_host,
+    const int32_t *ks_device, void *stream, char *err, uint64_t err_len) {
+  reset_bf16();
+  last_bf16.major_a = last_bf16.major_b = 1;
+  last_bf16.d_f32 = 1;
+  last_bf16.accumulate = accumulate;
+  for (int32_t i = 0; i < num_groups && i < STUB_MAX_GROUPS; ++i)
+    last_bf16.ks[i] = ks_host[i];
+  return record_bf16(4, a, b, d, ks_device, m, n, 0, num_groups, stream, err,
+                     err_len);
+}
+
 /* A value the tests can predict from the arguments. */
 uint64_t dgemm_k_grouped_workspace_bytes(int64_t m, int64_t n,
                                          int32_t num_groups,
@@ -195,5 +303,6 @@ int dgemm_k_grouped_kernel_info(int64_t m, int64_t n, int32_t num_groups,
 
 const struct StubCall *stub_last_call(void) { return &last; }
 const struct StubMCall *stub_last_m_call(void) { return &last_m; }
+const struct StubBf16Call *stub_last_bf16_call(void) { return &last_bf16; }
 const char *stub_kernel_dir(void) { return kernel_dir; }
 void stub_set_fail(int code) { fail_code = code; }

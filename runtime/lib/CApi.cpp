@@ -2,6 +2,7 @@
 
 #include "dgemm/Runtime/dgemm_runtime.h"
 
+#include "dgemm/Runtime/Bf16Gemm.h"
 #include "dgemm/Runtime/KGroupedGemm.h"
 #include "dgemm/Runtime/KernelBundle.h"
 #include "dgemm/Runtime/MGroupedGemm.h"
@@ -96,9 +97,106 @@ MGroupedArgs makeOneDTwoDArgs(const void *a, const void *sfa, const void *b,
   return args;
 }
 
+/// The arguments the BF16 entries share; the caller sets the kind's own.
+Bf16Args makeBf16Args(dgemm::heuristics::Kind kind, const void *a,
+                      const void *b, void *d, int64_t m, int64_t n, int64_t k,
+                      int64_t numGroups) {
+  Bf16Args args;
+  args.kind = kind;
+  args.a = a;
+  args.b = b;
+  args.d = d;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.numGroups = numGroups;
+  return args;
+}
+
+using dgemm::heuristics::Kind;
+using dgemm::heuristics::Major;
+
 } // namespace
 
 extern "C" {
+
+int dgemm_bf16_gemm(const void *a, int64_t lda, int32_t major_a, const void *b,
+                    int64_t ldb, int32_t major_b, void *d, int32_t d_f32,
+                    int32_t accumulate, int64_t m, int64_t n, int64_t k,
+                    void *stream, char *err, uint64_t err_len) {
+  return guarded("dgemm_bf16_gemm", err, err_len, [&] {
+    Bf16Args args = makeBf16Args(Kind::Normal, a, b, d, m, n, k, 1);
+    args.lda = lda;
+    args.ldb = ldb;
+    args.majorA = Major(major_a);
+    args.majorB = Major(major_b);
+    args.dF32 = d_f32;
+    args.accumulate = accumulate;
+    return bf16Gemm(args, static_cast<CUstream>(stream));
+  });
+}
+
+int dgemm_m_grouped_bf16_gemm_contiguous(const void *a, const void *b,
+                                         int32_t major_b, void *d,
+                                         const int32_t *grouped_layout,
+                                         int64_t m_sum, int64_t n, int64_t k,
+                                         int32_t num_groups, void *stream,
+                                         char *err, uint64_t err_len) {
+  return guarded("dgemm_m_grouped_bf16_gemm_contiguous", err, err_len, [&] {
+    Bf16Args args = makeBf16Args(Kind::MGroupedContiguous, a, b, d, m_sum, n, k,
+                                 num_groups);
+    args.majorB = Major(major_b);
+    args.rowArray = grouped_layout;
+    return bf16Gemm(args, static_cast<CUstream>(stream));
+  });
+}
+
+int dgemm_m_grouped_bf16_gemm_contiguous_psum(
+    const void *a, const void *b, int32_t major_b, void *d, const int32_t *psum,
+    int64_t m_sum, int64_t n, int64_t k, int32_t num_groups, int64_t expected_m,
+    void *stream, char *err, uint64_t err_len) {
+  return guarded("dgemm_m_grouped_bf16_gemm_contiguous_psum", err, err_len,
+                 [&] {
+                   Bf16Args args = makeBf16Args(Kind::MGroupedContiguousPsum, a,
+                                                b, d, m_sum, n, k, num_groups);
+                   args.majorB = Major(major_b);
+                   args.rowArray = psum;
+                   args.expectedM = expected_m;
+                   return bf16Gemm(args, static_cast<CUstream>(stream));
+                 });
+}
+
+int dgemm_m_grouped_bf16_gemm_nt_masked(const void *a, const void *b, void *d,
+                                        const int32_t *masked_m, int64_t m_max,
+                                        int64_t n, int64_t k,
+                                        int32_t num_groups, int64_t expected_m,
+                                        void *stream, char *err,
+                                        uint64_t err_len) {
+  return guarded("dgemm_m_grouped_bf16_gemm_nt_masked", err, err_len, [&] {
+    Bf16Args args =
+        makeBf16Args(Kind::MGroupedMasked, a, b, d, m_max, n, k, num_groups);
+    args.rowArray = masked_m;
+    args.expectedM = expected_m;
+    return bf16Gemm(args, static_cast<CUstream>(stream));
+  });
+}
+
+int dgemm_k_grouped_bf16_gemm_tn_contiguous(
+    const void *a, const void *b, void *d, int32_t accumulate, int64_t m,
+    int64_t n, int32_t num_groups, const int32_t *ks_host,
+    const int32_t *ks_device, void *stream, char *err, uint64_t err_len) {
+  return guarded("dgemm_k_grouped_bf16_gemm_tn_contiguous", err, err_len, [&] {
+    Bf16Args args =
+        makeBf16Args(Kind::KGroupedContiguous, a, b, d, m, n, 0, num_groups);
+    args.majorA = Major::MN;
+    args.majorB = Major::MN;
+    args.dF32 = 1;
+    args.accumulate = accumulate;
+    args.ksHost = ks_host;
+    args.rowArray = ks_device;
+    return bf16Gemm(args, static_cast<CUstream>(stream));
+  });
+}
 
 int dgemm_k_grouped_fp8_gemm_nt_contiguous(
     const void *a, const void *sfa, const void *b, const void *sfb, void *d,

@@ -47,7 +47,8 @@ const IntKey kIntKeys[] = {
     {"abi", &KernelMeta::abi, kKernelAbiVersion, kKernelAbiVersion, 1},
     {"block_m", &KernelMeta::blockM, 8, 256, 8},
     {"block_n", &KernelMeta::blockN, 8, 256, 8},
-    {"block_k", &KernelMeta::blockK, 128, 128, 1},
+    // 128 FP8 or 64 BF16 elements: one 128-byte swizzle row.
+    {"block_k", &KernelMeta::blockK, 64, 128, 64},
     {"stages", &KernelMeta::stages, 1, 64, 1},
     {"desc_slots", &KernelMeta::descSlots, 0, 64, 1},
     {"math_warpgroups", &KernelMeta::mathWarpgroups, 1, 7, 1},
@@ -57,6 +58,8 @@ const IntKey kIntKeys[] = {
     {"smem_bytes", &KernelMeta::smemBytes, 0, 1 << 20, 1},
     {"red_max_blocks", &KernelMeta::redMaxBlocks, 0, 1 << 20, 1, true},
     {"quad_b", &KernelMeta::quadB, 0, 1, 1, true},
+    {"d_f32", &KernelMeta::dF32, 0, 1, 1, true},
+    {"accumulate", &KernelMeta::accumulate, 0, 1, 1, true},
 };
 
 // How to rebuild a bundle this runtime can read (docs/Runtime.md).
@@ -223,6 +226,26 @@ Status dgemm::runtime::parseKernelMeta(const std::string &text,
                    "': the bundle was built with other rules and may lack "
                    "the kernels this runtime selects; regenerate it with " +
                    kRegenerateCommand);
+
+  // The BF16 kernels' keys, absent from an FP8 kernel's file.
+  if (auto it = values.find("dtype"); it != values.end()) {
+    std::optional<heuristics::Dtype> dtype = heuristics::parseDtype(it->second);
+    if (!dtype)
+      return bad(fileName,
+                 "key 'dtype' must be fp8 or bf16, got '" + it->second + "'");
+    meta.dtype = *dtype;
+  }
+  for (auto [key, field] : {std::pair{"major_a", &KernelMeta::majorA},
+                            std::pair{"major_b", &KernelMeta::majorB}}) {
+    auto it = values.find(key);
+    if (it == values.end())
+      continue;
+    std::optional<heuristics::Major> major = heuristics::parseMajor(it->second);
+    if (!major)
+      return bad(fileName, std::string("key '") + key +
+                               "' must be k or mn, got '" + it->second + "'");
+    meta.*field = *major;
+  }
   return Status::success();
 }
 
@@ -388,6 +411,14 @@ Status dgemm::runtime::checkMetaMatchesConfig(
        heuristics::epilogueName(config.epilogue)},
       {"quad_b", text(meta.quadB), text(config.quadB)},
       {"unsafe", unsafeText(meta.unsafe), unsafeText(config.unsafe)},
+      {"dtype", heuristics::dtypeName(meta.dtype),
+       heuristics::dtypeName(config.dtype)},
+      {"major_a", heuristics::majorName(meta.majorA),
+       heuristics::majorName(config.majorA)},
+      {"major_b", heuristics::majorName(meta.majorB),
+       heuristics::majorName(config.majorB)},
+      {"d_f32", text(meta.dF32), text(config.dF32)},
+      {"accumulate", text(meta.accumulate), text(config.accumulate)},
       {"threads", text(meta.threads), text(config.threads())},
       {"smem_bytes", text(meta.smemBytes), text(config.smemBytes())},
   };

@@ -4,7 +4,6 @@
 
 #include "dgemm/Heuristics/MGroupedConfig.h"
 #include "dgemm/Runtime/KGroupedGemm.h"
-#include "dgemm/Runtime/Overrides.h"
 #include "dgemm/Runtime/TensorMaps.h"
 
 #include "Launch.h"
@@ -23,12 +22,6 @@ Status invalid(const std::string &message) {
 }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/// A buffer's byte range, for the overlap checks.
-struct Span {
-  const char *name;
-  uintptr_t begin, end;
-};
 
 using dgemm::heuristics::Kind;
 
@@ -66,42 +59,22 @@ RowShape rowShapeOf(const MGroupedArgs &args) {
 
 /// The rules particular to the row mapping.
 Status checkRowMapping(const MGroupedArgs &args) {
-  switch (args.kind) {
-  case Kind::MGroupedContiguous:
-    return Status::success();
-  case Kind::MGroupedContiguousPsum:
-    if (args.expectedM < 0 || args.expectedM > heuristics::kMaxProblemExtent)
-      return invalid("argument 'expected_m' must be 0 (none) or in [1, 2^31 "
-                     "- 1], got " +
-                     std::to_string(args.expectedM));
-    return Status::success();
-  case Kind::MGroupedMasked:
-    if (args.expectedM < 1 || args.expectedM > heuristics::kMaxProblemExtent)
-      return invalid("argument 'expected_m' must be in [1, 2^31 - 1], got " +
-                     std::to_string(args.expectedM));
-    // Rows of A's and d's maps and sfa's K-block rows are 32-bit
-    // coordinates in the kernel.
-    if (args.numGroups * args.mSum > heuristics::kMaxProblemExtent)
-      return invalid("argument 'num_groups * m_max' must be <= 2^31 - 1 (the "
-                     "rows of a and d), got " +
-                     std::to_string(args.numGroups * args.mSum));
-    if (args.numGroups * (args.k / 128) > heuristics::kMaxProblemExtent)
-      return invalid("argument 'num_groups * k / 128' must be <= 2^31 - 1 "
-                     "(the K-block rows of sfa), got " +
-                     std::to_string(args.numGroups * (args.k / 128)));
-    return Status::success();
-  case Kind::Normal:
-    if (args.numGroups != 1)
-      return invalid("argument 'num_groups' must be 1 for the normal GEMM, "
-                     "got " +
-                     std::to_string(args.numGroups));
-    return Status::success();
-  default:
+  if (!heuristics::isOneDTwoDKind(args.kind))
     return invalid("argument 'kind' must be m_grouped_contiguous, "
                    "m_grouped_contiguous_psum, m_grouped_masked or normal, "
                    "got " +
                    std::string(heuristics::kindName(args.kind)));
-  }
+  if (Status s = checkRowMappingArgs(args.kind, args.mSum, args.numGroups,
+                                     args.expectedM);
+      !s.ok())
+    return s;
+  // sfa's K-block rows are 32-bit coordinates in the kernel.
+  if (args.kind == Kind::MGroupedMasked &&
+      args.numGroups * (args.k / 128) > heuristics::kMaxProblemExtent)
+    return invalid("argument 'num_groups * k / 128' must be <= 2^31 - 1 "
+                   "(the K-block rows of sfa), got " +
+                   std::to_string(args.numGroups * (args.k / 128)));
+  return Status::success();
 }
 
 } // namespace
@@ -132,154 +105,93 @@ Status dgemm::runtime::checkMGroupedArguments(const MGroupedArgs &args) {
     return invalid("arguments: the tile count (up to " +
                    std::to_string(mostTiles) +
                    " tiles of 64 x 16) must be <= 2^31 - 1; split the call");
-  struct Pointer {
-    const char *name;
-    const void *p;
-    uintptr_t align;
-  };
-  const Pointer pointers[] = {
-      {"a", args.a, 16}, {"sfa", args.sfa, 16},
-      {"b", args.b, 16}, {"sfb", args.sfb, 4},
-      {"d", args.d, 16}, {shape.arrayName, shape.array, 4}};
-  for (const Pointer &p : pointers) {
-    if (!p.name)
-      continue;
-    if (!p.p)
-      return invalid(std::string("argument '") + p.name +
-                     "' must not be null");
-    if (reinterpret_cast<uintptr_t>(p.p) % p.align != 0)
-      return invalid(std::string("argument '") + p.name + "' must be " +
-                     std::to_string(p.align) + "-byte aligned");
-  }
+  if (Status s = checkPointers({{"a", args.a, 16},
+                                {"sfa", args.sfa, 16},
+                                {"b", args.b, 16},
+                                {"sfb", args.sfb, 4},
+                                {"d", args.d, 16},
+                                {shape.arrayName, shape.array, 4}});
+      !s.ok())
+    return s;
   // Extents are below 2^31, so every size fits 64 bits.
   int64_t kBlocks = args.k / 128, mPad = (args.mSum + 3) / 4 * 4;
-  auto span = [](const char *name, const void *p, int64_t bytes) {
-    uintptr_t at = reinterpret_cast<uintptr_t>(p);
-    return Span{name, at, at + uintptr_t(bytes)};
-  };
-  Span d = span("d", args.d, shape.rows * args.n * 2);
-  const Span inputs[] = {
-      span("a", args.a, shape.rows * args.k),
-      span("sfa", args.sfa, shape.sfaGroups * kBlocks * mPad * 4),
-      span("b", args.b, args.numGroups * args.n * args.k),
-      span("sfb", args.sfb,
-           args.numGroups * ceilDiv(args.n, 128) * kBlocks * 4),
-      span(shape.arrayName ? shape.arrayName : "", shape.array,
-           shape.arrayBytes)};
-  for (const Span &in : inputs)
-    if (in.begin < d.end && d.begin < in.end)
-      return invalid(std::string("argument 'd' must not overlap '") +
-                     in.name + "' (the kernel writes d while reading it)");
-  return Status::success();
+  return checkOutputOverlap(
+      spanOf("d", args.d, shape.rows * args.n * 2),
+      {spanOf("a", args.a, shape.rows * args.k),
+       spanOf("sfa", args.sfa, shape.sfaGroups * kBlocks * mPad * 4),
+       spanOf("b", args.b, args.numGroups * args.n * args.k),
+       spanOf("sfb", args.sfb,
+              args.numGroups * ceilDiv(args.n, 128) * kBlocks * 4),
+       spanOf(shape.arrayName ? shape.arrayName : "", shape.array,
+              shape.arrayBytes)});
 }
 
 Status dgemm::runtime::chooseMGroupedConfig(const MGroupedArgs &args,
                                             const heuristics::Target &target,
                                             KernelConfig &config) {
-  std::shared_ptr<const EnvOverrides> env = envOverrides();
-  if (!env->error.empty())
-    return invalid(env->error);
   // Masked: the tiles of expected_m rows per group, not of M_max. Psum with
   // a hint: G segments of expected_m rows, each aligned to 128 rows.
-  int64_t m = args.kind == Kind::MGroupedMasked ? args.expectedM : args.mSum;
-  if (args.kind == Kind::MGroupedContiguousPsum && args.expectedM > 0)
-    m = std::min<int64_t>(
-        heuristics::kMaxProblemExtent,
-        args.numGroups *
-            ceilDiv(args.expectedM, heuristics::kMGroupedAlignment) *
-            heuristics::kMGroupedAlignment);
+  int64_t m = plannedRows(args.kind, args.mSum, args.expectedM, args.numGroups);
   config = heuristics::selectMGroupedConfig(
       {m, args.n, args.k, args.numGroups, args.kind}, target);
-  if (std::string why =
-          heuristics::applyOverrides(config, env->config, target, nullptr);
-      !why.empty())
-    return invalid("DGEMM_* overrides: " + why);
-  if (std::string why = heuristics::checkConfig(config, target); !why.empty())
-    return Status::error(ErrorCode::UnsupportedDevice,
-                         "no kernel configuration fits this device: " + why);
-  return Status::success();
+  return applyEnvOverrides(config, target);
 }
 
 Status dgemm::runtime::mGroupedFp8GemmNt(const MGroupedArgs &args,
                                          CUstream stream) {
   if (Status s = checkMGroupedArguments(args); !s.ok())
     return s;
-  const DriverApi *api = nullptr;
-  ScopedContext scope;
-  DeviceInfo device;
-  if (Status s = enterDevice(stream, api, scope, device); !s.ok())
-    return s;
-  KernelConfig config;
-  if (Status s = chooseMGroupedConfig(args, targetFor(device), config);
-      !s.ok())
-    return s;
-  const LoadedKernel *kernel = nullptr;
-  if (Status s = chosenKernel(*api, scope, device, config, kernel); !s.ok())
-    return s;
-
+  RowShape shape = rowShapeOf(args);
+  RowMappedLaunch launch;
+  launch.a = args.a;
+  launch.b = args.b;
+  launch.d = args.d;
+  // Parameter 9: the grouped layout (contiguous), the prefix sums (psum),
+  // masked_m (masked) or null (normal).
+  launch.rowArray = shape.array;
+  launch.sfb = args.sfb;
+  launch.m = args.mSum;
+  launch.n = args.n;
+  launch.numGroups = args.numGroups;
+  launch.k = args.k;
+  launch.tileGroups = shape.tileGroups;
+  auto choose = [&](const heuristics::Target &target, KernelConfig &config) {
+    return chooseMGroupedConfig(args, target, config);
+  };
   // A: the rows of a (M_sum, G * M_max or M) by K, FP8; B: the groups'
   // [N, K] stacked as [G * N, K], group g's rows from g * N; sfa: per group
   // ceil(K / 128) rows of mSum floats (masked: group g's K block kb is row
   // g * K/128 + kb), row stride align(mSum, 4). One 128-byte K row per box
   // row (SWIZZLE_128B).
-  RowShape shape = rowShapeOf(args);
-  auto operand = [](TensorMapSpec &spec, const char *name, const void *ptr,
-                    int64_t rows, int64_t k, int boxRows) {
-    spec.name = name;
-    spec.dataType = CU_TENSOR_MAP_DATA_TYPE_UINT8;
-    spec.address = const_cast<void *>(ptr);
-    spec.globalDim[0] = cuuint64_t(k);
-    spec.globalDim[1] = cuuint64_t(rows);
-    spec.globalStride[0] = cuuint64_t(k);
-    spec.boxDim[0] = 128;
-    spec.boxDim[1] = cuuint32_t(boxRows);
-    spec.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  auto describe = [&](const KernelConfig &config,
+                      TensorMapSpec specs[kNumTensorMaps]) {
+    auto operand = [](TensorMapSpec &spec, const char *name, const void *ptr,
+                      int64_t rows, int64_t k, int boxRows) {
+      spec.name = name;
+      spec.dataType = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+      spec.address = const_cast<void *>(ptr);
+      spec.globalDim[0] = cuuint64_t(k);
+      spec.globalDim[1] = cuuint64_t(rows);
+      spec.globalStride[0] = cuuint64_t(k);
+      spec.boxDim[0] = 128;
+      spec.boxDim[1] = cuuint32_t(boxRows);
+      spec.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+    };
+    operand(specs[kMapA], "a", args.a, shape.rows, args.k, config.blockM);
+    operand(specs[kMapB], "b", args.b, args.numGroups * args.n, args.k,
+            config.blockN);
+    TensorMapSpec &sfa = specs[kMapSfa];
+    sfa.name = "sfa";
+    sfa.dataType = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    sfa.address = const_cast<void *>(args.sfa);
+    sfa.globalDim[0] = cuuint64_t(args.mSum);
+    sfa.globalDim[1] = cuuint64_t(shape.sfaGroups * (args.k / 128));
+    sfa.globalStride[0] = cuuint64_t((args.mSum + 3) / 4 * 4) * 4;
+    sfa.boxDim[0] = cuuint32_t(config.blockM);
+    sfa.boxDim[1] = 1;
+    // The kernel reads neither the sfb nor the d map: valid copies of A's.
+    specs[kMapSfb] = specs[kMapA];
+    specs[kMapD] = specs[kMapA];
   };
-  TensorMapSpec specs[kNumTensorMaps];
-  operand(specs[kMapA], "a", args.a, shape.rows, args.k, config.blockM);
-  operand(specs[kMapB], "b", args.b, args.numGroups * args.n, args.k,
-          config.blockN);
-  TensorMapSpec &sfa = specs[kMapSfa];
-  sfa.name = "sfa";
-  sfa.dataType = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  sfa.address = const_cast<void *>(args.sfa);
-  sfa.globalDim[0] = cuuint64_t(args.mSum);
-  sfa.globalDim[1] = cuuint64_t(shape.sfaGroups * (args.k / 128));
-  sfa.globalStride[0] = cuuint64_t((args.mSum + 3) / 4 * 4) * 4;
-  sfa.boxDim[0] = cuuint32_t(config.blockM);
-  sfa.boxDim[1] = 1;
-  // The kernel reads neither the sfb nor the d map: valid copies of A's.
-  specs[kMapSfb] = specs[kMapA];
-  specs[kMapD] = specs[kMapA];
-  CUtensorMap maps[kNumTensorMaps];
-  for (int i = 0; i < kNumTensorMaps; ++i)
-    if (Status s = encodeTensorMap(*api, specs[i], maps[i]); !s.ok())
-      return s;
-
-  int64_t tiles = shape.tileGroups * ceilDiv(args.mSum, config.blockM) *
-                  ceilDiv(args.n, config.blockN);
-  int64_t gridX = std::max<int64_t>(
-      1, std::min<int64_t>({tiles, device.smCount, config.numSMs}));
-  // Parameter order and types: docs/KernelABI.md.
-  CUdeviceptr a = reinterpret_cast<CUdeviceptr>(args.a);
-  CUdeviceptr b = reinterpret_cast<CUdeviceptr>(args.b);
-  CUdeviceptr d = reinterpret_cast<CUdeviceptr>(args.d);
-  CUdeviceptr none = 0;
-  // Parameter 9: the grouped layout (contiguous), the prefix sums (psum),
-  // masked_m (masked) or null (normal).
-  CUdeviceptr layout = reinterpret_cast<CUdeviceptr>(shape.array);
-  CUdeviceptr sfb = reinterpret_cast<CUdeviceptr>(args.sfb);
-  uint32_t m = uint32_t(args.mSum), n = uint32_t(args.n),
-           groups = uint32_t(args.numGroups), k = uint32_t(args.k);
-  uint32_t band = 0;
-  if (std::shared_ptr<const EnvOverrides> env = envOverrides();
-      env->error.empty() && env->rasterBand)
-    band = *env->rasterBand;
-  void *params[] = {&maps[kMapA], &maps[kMapB], &maps[kMapSfa],
-                    &maps[kMapSfb], &maps[kMapD], &a,
-                    &b,             &d,           &none,
-                    &layout,        &none,        &m,
-                    &n,             &groups,      &band,
-                    &sfb,           &k};
-  return launchPersistent(*api, *kernel, gridX, stream, params);
+  return launchRowMapped(launch, stream, choose, describe);
 }

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dgemm/Heuristics/Bf16Config.h"
 #include "dgemm/Heuristics/KernelConfig.h"
 #include "dgemm/Runtime/KernelBundle.h"
 #include "dgemm/Runtime/ModuleCache.h"
@@ -307,6 +308,48 @@ TEST(BundleIndexParseTest, GoodIndex) {
   ASSERT_EQ(index.kernels.size(), 2u);
   EXPECT_EQ(index.kernels[0].meta, 0x0123456789abcdefull);
   EXPECT_EQ(index.kernels[1].cubin, std::optional<uint64_t>(3));
+}
+
+TEST_F(BundleIndexTest, ListsAndLoadsBf16Kernels) {
+  // A bundle holding BF16 kernels beside the FP8 one: the index lists them
+  // and each loads through the index under its own configuration (its .meta
+  // read with the BF16 keys and matched against it).
+  dgemm::heuristics::Bf16Problem problem;
+  problem.majorA = dgemm::heuristics::Major::MN;
+  problem.dF32 = problem.accumulate = true;
+  std::vector<KernelConfig> bf16 = dgemm::heuristics::candidateBf16Configs(
+      problem, dgemm::heuristics::Target());
+  problem = dgemm::heuristics::Bf16Problem();
+  problem.kind = dgemm::heuristics::Kind::KGroupedContiguous;
+  problem.majorA = problem.majorB = dgemm::heuristics::Major::MN;
+  problem.dF32 = true;
+  for (const KernelConfig &c : dgemm::heuristics::candidateBf16Configs(
+           problem, dgemm::heuristics::Target()))
+    bf16.push_back(c);
+  ASSERT_FALSE(bf16.empty());
+  for (const KernelConfig &c : bf16) {
+    dir_.write(c.entryName() + ".meta", c.toMeta());
+    dir_.write(c.entryName() + ".ptx", kPtx);
+  }
+  index();
+  BundleIndex listed;
+  ASSERT_TRUE(checkKernelBundle(dir_.path(), listed).ok());
+  EXPECT_EQ(listed.kernels.size(), bf16.size() + 1);
+  for (const KernelConfig &c : bf16) {
+    EXPECT_NE(listed.find(c.entryName()), nullptr) << c.entryName();
+    config_ = c;
+    Status s = load();
+    ASSERT_TRUE(s.ok()) << c.entryName() << ": " << s.message();
+    EXPECT_EQ(loaded_->meta.entry, c.entryName());
+    EXPECT_EQ(loaded_->meta.blockK, 64);
+    EXPECT_EQ(loaded_->meta.majorA, c.majorA);
+  }
+  // The first candidate of one layout is not the kernel of another.
+  config_ = bf16.front();
+  config_.majorA = dgemm::heuristics::Major::K;
+  Status s = load();
+  EXPECT_EQ(s.code(), ErrorCode::KernelNotFound);
+  EXPECT_THAT(s.message(), HasSubstr(config_.entryName()));
 }
 
 TEST(BundleIndexParseTest, OlderPlainListIsRefusedWithTheCommand) {

@@ -2,6 +2,7 @@
 
 #include "dgemm/Runtime/KernelBundle.h"
 
+#include "dgemm/Heuristics/Bf16Config.h"
 #include "dgemm/Runtime/Overrides.h"
 #include "dgemm/Runtime/dgemm_runtime.h"
 
@@ -167,7 +168,14 @@ TEST(KernelMetaTest, RejectsNonMultiple) {
 }
 
 TEST(KernelMetaTest, RejectsWrongBlockK) {
-  expectBad(withLine("block_k", "block_k=64"), "'block_k'", "must be 128");
+  // 128 FP8 or 64 BF16 elements; which one the kernel needs is the
+  // configuration's (checkMetaMatchesConfig).
+  expectBad(withLine("block_k", "block_k=32"), "'block_k'",
+            "must be an integer in [64, 128] and a multiple of 64");
+  expectBad(withLine("block_k", "block_k=96"), "'block_k'", "multiple of 64");
+  KernelMeta meta;
+  ASSERT_TRUE(parse(withLine("block_k", "block_k=64"), meta).ok());
+  EXPECT_EQ(meta.blockK, 64);
 }
 
 TEST(KernelMetaTest, RejectsOtherAbi) {
@@ -288,8 +296,9 @@ TEST(KernelMetaTest, OlderCompilersMetaIsRefusedWithTheCommandToRebuild) {
 TEST(KernelMetaTest, HeuristicsVersionMustBeThisRuntimes) {
   expectBad(withLine("heuristics_version", "heuristics_version=1"),
             "'heuristics_version'",
-            "must be 2 (this runtime's selection rules), got '1': the bundle "
-            "was built with other rules");
+            "must be " + std::to_string(dgemm::heuristics::kHeuristicsVersion) +
+                " (this runtime's selection rules), got '1': the bundle "
+                "was built with other rules");
   expectBad(withLine("heuristics_version", "heuristics_version=one"),
             "'heuristics_version'", "got 'one'");
   expectBad(withLine("heuristics_version", "heuristics_version=2x"),
@@ -420,6 +429,110 @@ TEST(KernelMetaTest, QuadBIsOptionalAndMustMatch) {
   // natural one of the same tile.
   expectOptionalFlagKey("quad_b", &KernelMeta::quadB,
                         &dgemm::heuristics::KernelConfig::quadB);
+}
+
+TEST(KernelMetaTest, Bf16KeysAreOptional) {
+  // Absent in an FP8 kernel's file: fp8, k, k, 0, 0.
+  KernelMeta meta;
+  ASSERT_TRUE(parse(goodMeta(), meta).ok());
+  EXPECT_EQ(meta.dtype, dgemm::heuristics::Dtype::Fp8);
+  EXPECT_EQ(meta.majorA, dgemm::heuristics::Major::K);
+  EXPECT_EQ(meta.majorB, dgemm::heuristics::Major::K);
+  EXPECT_EQ(meta.dF32, 0);
+  EXPECT_EQ(meta.accumulate, 0);
+  ASSERT_TRUE(parse(goodMeta() + "dtype=bf16\nmajor_a=mn\nmajor_b = k\n"
+                                 "d_f32=1\naccumulate=1\n",
+                    meta)
+                  .ok());
+  EXPECT_EQ(meta.dtype, dgemm::heuristics::Dtype::Bf16);
+  EXPECT_EQ(meta.majorA, dgemm::heuristics::Major::MN);
+  EXPECT_EQ(meta.majorB, dgemm::heuristics::Major::K);
+  EXPECT_EQ(meta.dF32, 1);
+  EXPECT_EQ(meta.accumulate, 1);
+}
+
+TEST(KernelMetaTest, Bf16KeysRefuseBadValues) {
+  expectBad(goodMeta() + "dtype=fp16\n", "'dtype'",
+            "must be fp8 or bf16, got 'fp16'");
+  expectBad(goodMeta() + "major_a=m\n", "'major_a'",
+            "must be k or mn, got 'm'");
+  expectBad(goodMeta() + "major_b=\n", "'major_b'", "must be k or mn, got ''");
+  expectBad(goodMeta() + "d_f32=2\n", "'d_f32'",
+            "must be an integer in [0, 1]");
+  expectBad(goodMeta() + "accumulate=yes\n", "'accumulate'",
+            "must be an integer in [0, 1]");
+  expectBad(goodMeta() + "dtype=bf16\ndtype=bf16\n", "'dtype'",
+            "appears twice");
+}
+
+TEST(KernelMetaTest, Bf16KeysMustMatch) {
+  KernelMeta meta;
+  ASSERT_TRUE(parse(goodMeta() + "dtype=bf16\nmajor_b=mn\nd_f32=1\n"
+                                 "accumulate=1\n",
+                    meta)
+                  .ok());
+  dgemm::heuristics::KernelConfig config = tilingOf(meta);
+  Status s = checkMetaMatchesConfig(meta, config, "x.meta");
+  EXPECT_THAT(s.message(), HasSubstr("key 'dtype' is bf16 but the selected "
+                                     "configuration has fp8"));
+  config.dtype = dgemm::heuristics::Dtype::Bf16;
+  s = checkMetaMatchesConfig(meta, config, "x.meta");
+  EXPECT_THAT(s.message(), HasSubstr("key 'major_b' is mn but the selected "
+                                     "configuration has k"));
+  config.majorB = dgemm::heuristics::Major::MN;
+  s = checkMetaMatchesConfig(meta, config, "x.meta");
+  EXPECT_THAT(s.message(), HasSubstr("key 'd_f32' is 1 but the selected "
+                                     "configuration has 0"));
+  config.dF32 = 1;
+  s = checkMetaMatchesConfig(meta, config, "x.meta");
+  EXPECT_THAT(s.message(), HasSubstr("key 'accumulate' is 1"));
+  config.accumulate = 1;
+  // Every BF16 key agrees now; what is left is the shared memory this
+  // (made-up) tile has as BF16.
+  s = checkMetaMatchesConfig(meta, config, "x.meta");
+  EXPECT_THAT(s.message(), HasSubstr("key 'smem_bytes'"));
+}
+
+TEST(KernelMetaTest, ParsesEveryBf16CandidatesOwnMeta) {
+  using dgemm::heuristics::Bf16Problem;
+  using dgemm::heuristics::Kind;
+  using dgemm::heuristics::Major;
+  dgemm::heuristics::Target target;
+  int checked = 0;
+  for (Kind kind :
+       {Kind::Normal, Kind::MGroupedContiguous, Kind::MGroupedContiguousPsum,
+        Kind::MGroupedMasked, Kind::KGroupedContiguous})
+    for (Major a : {Major::K, Major::MN})
+      for (Major b : {Major::K, Major::MN})
+        for (int dF32 : {0, 1})
+          for (int accumulate : {0, 1}) {
+            Bf16Problem problem;
+            problem.kind = kind;
+            problem.majorA = a;
+            problem.majorB = b;
+            problem.dF32 = dF32;
+            problem.accumulate = accumulate;
+            // Layouts a kind does not take have no candidates.
+            for (dgemm::heuristics::KernelConfig config :
+                 dgemm::heuristics::candidateBf16Configs(problem, target)) {
+              KernelMeta meta;
+              Status s = parseKernelMeta(config.toMeta(), "gen.meta",
+                                         config.entryName(), meta);
+              ASSERT_TRUE(s.ok()) << config.entryName() << ": " << s.message();
+              s = checkMetaMatchesConfig(meta, config, "gen.meta", false);
+              EXPECT_TRUE(s.ok()) << config.entryName() << ": " << s.message();
+              EXPECT_EQ(meta.blockK, 64);
+              EXPECT_EQ(meta.dtype, dgemm::heuristics::Dtype::Bf16);
+              EXPECT_EQ(meta.majorA, a);
+              EXPECT_EQ(meta.majorB, b);
+              EXPECT_EQ(meta.dF32, dF32);
+              EXPECT_EQ(meta.accumulate, accumulate);
+              ++checked;
+            }
+          }
+  // Normal: 4 layouts x 3 outputs; contiguous and psum: 2 layouts; masked
+  // and k-grouped (FP32 d, accumulating or not): 1 and 2; 6 tiles each.
+  EXPECT_EQ(checked, (12 + 2 + 2 + 1 + 2) * 6);
 }
 
 TEST(KernelBundleTest, LoadsMetaFromDirectory) {

@@ -52,12 +52,20 @@ struct KernelMeta {
   /// Key heuristics_version: heuristics::kHeuristicsVersion of the compiler
   /// that wrote the bundle; must equal this runtime's.
   int heuristicsVersion = 0;
+  /// Optional keys of the BF16 kernels (absent: fp8, k, k, 0, 0): the
+  /// operands' element type and majorness, an FP32 d, and whether the kernel
+  /// adds its product to d. They must match the configuration.
+  heuristics::Dtype dtype = heuristics::Dtype::Fp8;
+  heuristics::Major majorA = heuristics::Major::K,
+                    majorB = heuristics::Major::K;
+  int dF32 = 0, accumulate = 0;
 };
 
 /// Parses the text of a .meta file. `fileName` is used in messages only;
 /// `expectedEntry`, when non-empty, must equal the entry key (it is the file
 /// stem). Every documented key appears at most once, and all but the
-/// optional red_max_blocks and quad_b are required; keys this version does
+/// optional red_max_blocks, quad_b and the BF16 keys (dtype, major_a,
+/// major_b, d_f32, accumulate) are required; keys this version does
 /// not know are ignored so that newer compilers may add some. A file without
 /// epilogue, unsafe or heuristics_version (an older compiler's, which wrote
 /// in_place_only and park instead) is refused with how to regenerate the
@@ -79,7 +87,8 @@ Status checkKernelSafety(const KernelMeta &meta, const std::string &fileName,
 
 /// checkKernelSafety, then checks that `meta` describes the kernel `config`
 /// names: the tiling keys (block_m/n/k, stages, desc_slots, math_warpgroups,
-/// cluster_m/n, red_max_blocks, epilogue, quad_b, unsafe) must be equal, and
+/// cluster_m/n, red_max_blocks, epilogue, quad_b, unsafe, dtype, major_a,
+/// major_b, d_f32, accumulate) must be equal, and
 /// threads and smem_bytes must be what the configuration implies
 /// (KernelConfig::threads, smemBytes). Errors name the key.
 Status checkMetaMatchesConfig(const KernelMeta &meta,

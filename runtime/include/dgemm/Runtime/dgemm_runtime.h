@@ -102,6 +102,69 @@ DGEMM_RUNTIME_EXPORT int dgemm_fp8_gemm_nt(const void *a, const void *sfa,
                                            int64_t k, void *stream, char *err,
                                            uint64_t err_len);
 
+/* The BF16 GEMMs (no scales, FP32 accumulation; docs/KernelABI.md, "The
+ * BF16 kernels"). Each enqueues its kernel on `stream` without
+ * synchronizing, allocates nothing and reads no device memory (the int32
+ * arrays are read by the kernel), so it may be captured into a CUDA graph;
+ * thread-safe. Every argument is checked before the driver is touched
+ * (docs/Runtime.md, "The BF16 entries"): extents in [1, 2^31 - 1], n % 8 ==
+ * 0, row strides multiples of 8 elements and at least the contiguous
+ * extent, a, b, d 16-byte and the int32 arrays 4-byte aligned, d
+ * overlapping no input. major_a, major_b: 0 = K-major, 1 = MN-major. */
+
+/* d[m, n] = a . b^T (+ d when accumulate): a [m, k] with row stride lda
+ * (major_a 0) or [k, m] with row stride lda (major_a 1); b [n, k] (major_b 0)
+ * or [k, n] (major_b 1) with row stride ldb; d row-major [m, n], BF16, or
+ * FP32 when d_f32 is 1. accumulate (0 or 1) needs an FP32 d. DeepGEMM's
+ * bf16_gemm_nt/nn/tn/tt. */
+DGEMM_RUNTIME_EXPORT int
+dgemm_bf16_gemm(const void *a, int64_t lda, int32_t major_a, const void *b,
+                int64_t ldb, int32_t major_b, void *d, int32_t d_f32,
+                int32_t accumulate, int64_t m, int64_t n, int64_t k,
+                void *stream, char *err, uint64_t err_len);
+
+/* d[r, :] (BF16) = a[r, :] . b[g]^T for every row r whose expert g =
+ * grouped_layout[r] is not -1 (every expert's rows starting at a multiple of
+ * 128, as dgemm_m_grouped_fp8_gemm_nt_contiguous). a: [m_sum, k] contiguous;
+ * b: [num_groups, n, k] (major_b 0) or [num_groups, k, n] (major_b 1, k %
+ * 64 == 0) contiguous; d: [m_sum, n]. DeepGEMM's
+ * m_grouped_bf16_gemm_{nt,nn}_contiguous. */
+DGEMM_RUNTIME_EXPORT int dgemm_m_grouped_bf16_gemm_contiguous(
+    const void *a, const void *b, int32_t major_b, void *d,
+    const int32_t *grouped_layout, int64_t m_sum, int64_t n, int64_t k,
+    int32_t num_groups, void *stream, char *err, uint64_t err_len);
+
+/* The same with the experts' rows given by prefix sums (psum: int32
+ * [num_groups], as dgemm_m_grouped_fp8_gemm_nt_contiguous_psum); expected_m
+ * 0 (no hint) or the expected rows per expert. */
+DGEMM_RUNTIME_EXPORT int dgemm_m_grouped_bf16_gemm_contiguous_psum(
+    const void *a, const void *b, int32_t major_b, void *d, const int32_t *psum,
+    int64_t m_sum, int64_t n, int64_t k, int32_t num_groups, int64_t expected_m,
+    void *stream, char *err, uint64_t err_len);
+
+/* For every group g and row r < masked_m[g] (clamped into [0, m_max] by the
+ * kernel): d[g, r, :] (BF16) = a[g, r, :] . b[g]^T. a: [num_groups, m_max, k],
+ * b: [num_groups, n, k], d: [num_groups, m_max, n], all contiguous;
+ * masked_m: int32 [num_groups] on the device, never read by the host;
+ * expected_m >= 1: the rows per group the kernel choice plans for;
+ * num_groups * m_max <= 2^31 - 1. DeepGEMM's m_grouped_bf16_gemm_nt_masked. */
+DGEMM_RUNTIME_EXPORT int dgemm_m_grouped_bf16_gemm_nt_masked(
+    const void *a, const void *b, void *d, const int32_t *masked_m,
+    int64_t m_max, int64_t n, int64_t k, int32_t num_groups, int64_t expected_m,
+    void *stream, char *err, uint64_t err_len);
+
+/* d[g] (FP32 [m, n]) = (d[g] if accumulate) + sum over group g's rows k of
+ * a[k, :]^T b[k, :]: a [sum_k, m] and b [sum_k, n] contiguous, group g's
+ * ks_host[g] rows after the earlier groups'. ks_host: the num_groups K_g on
+ * the host, each >= 0 and a multiple of 64, their sum at most 2^31 - 1;
+ * ks_device: the same values on the device (int32, read by the kernel). A
+ * sum of 0 launches nothing with accumulate and is refused without it.
+ * DeepGEMM's k_grouped_bf16_gemm_tn_contiguous. */
+DGEMM_RUNTIME_EXPORT int dgemm_k_grouped_bf16_gemm_tn_contiguous(
+    const void *a, const void *b, void *d, int32_t accumulate, int64_t m,
+    int64_t n, int32_t num_groups, const int32_t *ks_host,
+    const int32_t *ks_device, void *stream, char *err, uint64_t err_len);
+
 /* Enqueues d[g] = c[g] + A_g B_g^T (scaled) on `stream` (a CUstream; NULL is
  * the legacy default stream) without synchronizing. `workspace` may be NULL
  * (a runtime-owned buffer is used; not allowed during graph capture);
