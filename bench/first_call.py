@@ -19,7 +19,8 @@ Then, in this process, the host time per call of N back-to-back calls without sy
 wrapper and the torch custom op), through ``torch.ops.dgemm.k_grouped_fp8_gemm_nt_contiguous``
 directly, and through the ctypes launch alone (``dgemm._runtime.launch``, no checks in Python,
 no op dispatch) with a workspace allocated once: the differences are the wrapper's and the
-op's overheads.
+op's overheads; then two parts of the op's body alone (the workspace-size query, entering the
+device context) and a cProfile of the op's Python functions by own time.
 
 ``--m-grouped`` adds the first call of ``m_grouped_fp8_gemm_nt_contiguous`` (4 experts of 512
 rows, N 4096, K 7168) in fresh processes, dgemm's and, where ``deep_gemm`` imports, DeepGEMM's on
@@ -140,6 +141,9 @@ def per_call(calls):
         "op": lambda: op(a[0], a[1], b[0], b[1], d, ks, kt, None, True),
         "ctypes": lambda: _runtime.launch(*ptrs, m, n, ks, kt.data_ptr(), ws.data_ptr(),
                                           ws_bytes, stream),
+        # Parts of the op's body alone.
+        "workspace_bytes": lambda: _runtime.workspace_bytes(m, n, ks),
+        "device_context": lambda: torch.cuda.device(d.device).__enter__(),
     }
     out = {}
     for name, fn in variants.items():
@@ -152,6 +156,19 @@ def per_call(calls):
         host = (time.perf_counter() - s) / calls
         torch.cuda.synchronize()
         out[name] = host * 1e6
+    # Where the op's host time goes: its Python functions by own time.
+    import cProfile
+    import io
+    import pstats
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(min(calls, 500)):
+        variants["op"]()
+    prof.disable()
+    torch.cuda.synchronize()
+    text = io.StringIO()
+    pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(15)
+    print("cProfile of the op, by own time:\n" + text.getvalue())
     return out
 
 

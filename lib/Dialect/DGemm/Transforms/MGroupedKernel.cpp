@@ -337,6 +337,9 @@ private:
       Value kx = e.mul(kb, e.i32(config.getBlockK()));
       if (tile.kOffset)
         kx = e.add(tile.kOffset, kx);
+      Value sfaK;
+      if (!config.isBf16())
+        sfaK = tile.sfaK0 ? e.add(tile.sfaK0, kb) : kb;
       // (x, y) are the map's (inner, outer) coordinates: (K, row) for a
       // K-major operand, (M or N, K) for an MN-major one.
       if (config.getMajorA() == Majorness::mn)
@@ -352,11 +355,9 @@ private:
       else
         b.create<TmaLoadOp>(loc, TmaOperand::b, stage, kx, bRow, Value(),
                             /*multicast=*/false);
-      if (!config.isBf16()) {
-        Value sfaK = tile.sfaK0 ? e.add(tile.sfaK0, kb) : kb;
+      if (sfaK)
         b.create<TmaLoadOp>(loc, TmaOperand::sfa, stage, m0, sfaK, Value(),
                             /*multicast=*/false);
-      }
       b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1))});
     }
     b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
