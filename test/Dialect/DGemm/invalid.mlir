@@ -86,30 +86,59 @@ dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 2 : (f8E4M3
 
 // -----
 
-// Every BF16 description is refused, naming DeepGEMM's function and what its
-// kernel lacks.
-// expected-error @+1 {{no BF16 kernel is built yet: k_grouped_bf16_gemm_tn_contiguous needs the BF16 kernel}}
-dgemm.gemm @g k_grouped_contiguous tn m = 128 n = 128 k = ? groups = 2 : (bf16, bf16) -> f32 accumulate
+// A BF16 description no kernel computes is refused, naming DeepGEMM's
+// function and the rule (the layouts and D types of DeepGEMM's BF16 API).
+// expected-error @+1 {{no BF16 kernel computes k_grouped_bf16_gemm_nt_contiguous with a 'f32' D and 'accumulate': major_a must be mn (1) for the k-grouped BF16 GEMM}}
+dgemm.gemm @g k_grouped_contiguous nt m = 128 n = 128 k = ? groups = 2 : (bf16, bf16) -> f32 accumulate
 
 // -----
 
-// expected-error @+1 {{no BF16 kernel is built yet: bf16_gemm_nt needs the BF16 kernel}}
+// expected-error @+1 {{no BF16 kernel computes k_grouped_bf16_gemm_tn_contiguous with a 'bf16' D: d_f32 must be 1 for the k-grouped BF16 GEMM (FP32 d)}}
+dgemm.gemm @g k_grouped_contiguous tn m = 128 n = 128 k = ? groups = 2 : (bf16, bf16) -> bf16
+
+// -----
+
+// expected-error @+1 {{no BF16 kernel computes m_grouped_bf16_gemm_tn_contiguous with a 'bf16' D: major_a must be k (0) for m_grouped_contiguous}}
+dgemm.gemm @g m_grouped_contiguous tn m = ? n = 128 k = 128 groups = 4 : (bf16, bf16) -> bf16
+
+// -----
+
+// expected-error @+1 {{no BF16 kernel computes m_grouped_bf16_gemm_nn_masked with a 'bf16' D: major_b must be k (0) for m_grouped_masked}}
+dgemm.gemm @g m_grouped_masked nn m = 256 n = 128 k = 128 groups = 4 : (bf16, bf16) -> bf16
+
+// -----
+
+// expected-error @+1 {{no BF16 kernel computes m_grouped_bf16_gemm_nt_masked with a 'f32' D: d_f32 must be 0 for m_grouped_masked (BF16 d)}}
+dgemm.gemm @g m_grouped_masked nt m = 256 n = 128 k = 128 groups = 4 : (bf16, bf16) -> f32
+
+// -----
+
+// expected-error @+1 {{'accumulate' needs an f32 D}}
+dgemm.gemm @g normal tt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> bf16 accumulate
+
+// -----
+
+// expected-error @+1 {{'m' must be a multiple of 8 with an MN-major A (16-byte TMA strides of its BF16 rows), got 100}}
+dgemm.gemm @g normal tn m = 100 n = 128 k = 128 groups = 1 : (bf16, bf16) -> f32
+
+// -----
+
+// expected-error @+1 {{'k' must be a multiple of 64 for m_grouped_bf16_gemm_nn_contiguous (B's groups are consecutive K rows of one tensor map), got 96}}
+dgemm.gemm @g m_grouped_contiguous nn m = ? n = 128 k = 96 groups = 4 : (bf16, bf16) -> bf16
+
+// -----
+
+// A config whose operand fields are not the description's.
+// expected-error @+1 {{config's dtype, major_a, major_b, d_f32 and accumulate must be the description's (bf16, mn, k, 1, 0)}}
+dgemm.gemm @g normal tt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> f32
+    config <kind = normal, block_m = 128, block_n = 128, block_k = 64, stages = 7, desc_slots = 0, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, dtype = bf16, d_f32 = 1>
+
+// -----
+
+// The BF16 config rules are the heuristics library's (checkBf16Config).
 dgemm.gemm @g normal nt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> bf16
-
-// -----
-
-// expected-error @+1 {{no BF16 kernel is built yet: bf16_gemm_tt needs the BF16 kernel}}
-dgemm.gemm @g normal tt m = 128 n = 128 k = 128 groups = 1 : (bf16, bf16) -> f32 accumulate
-
-// -----
-
-// expected-error @+1 {{no BF16 kernel is built yet: m_grouped_bf16_gemm_nt_contiguous needs the BF16 kernel}}
-dgemm.gemm @g m_grouped_contiguous nt m = ? n = 128 k = 128 groups = 4 : (bf16, bf16) -> bf16
-
-// -----
-
-// expected-error @+1 {{no BF16 kernel is built yet: m_grouped_bf16_gemm_nt_masked needs the BF16 kernel}}
-dgemm.gemm @g m_grouped_masked nt m = 256 n = 128 k = 128 groups = 4 : (bf16, bf16) -> bf16
+    // expected-error @+1 {{invalid config: block_k must be 64 for the BF16 kernels}}
+    config <kind = normal, block_m = 128, block_n = 128, block_k = 128, stages = 4, desc_slots = 0, math_warpgroups = 2, cluster_m = 1, cluster_n = 1, swizzle_a = 128, swizzle_b = 128, num_sms = 132, dtype = bf16>
 
 // -----
 
@@ -600,7 +629,7 @@ dgemm.kernel @store_in_kgrouped config <block_m = 128, block_n = 128, block_k = 
   } math(regs = 232) {
     %c0 = arith.constant 0 : i32
     %z = arith.constant dense<0.0> : vector<64xf32>
-    // expected-error @+1 {{'dgemm.store_rows' op needs a kernel with a BF16 d (kind m_grouped_contiguous, m_grouped_contiguous_psum, m_grouped_masked or normal), the kernel's kind is k_grouped_contiguous}}
+    // expected-error @+1 {{'dgemm.store_rows' op needs a 1D2D or BF16 kernel (the FP8 k-grouped kernel stores through dgemm.epilogue), the kernel's kind is k_grouped_contiguous}}
     dgemm.store_rows %z group(%c0) tile(%c0, %c0) limit(%m) : vector<64xf32>
   }
 }

@@ -2,14 +2,14 @@
 
 // A description no kernel implements is refused by the verifier, before any
 // pass runs, naming what is missing.
-// expected-error @+1 {{no BF16 kernel is built yet: m_grouped_bf16_gemm_nt_masked needs the BF16 kernel}}
-dgemm.gemm @masked_bf16 m_grouped_masked nt m = 4096 n = 7168 k = 2048 groups = 16
+// expected-error @+1 {{no BF16 kernel computes m_grouped_bf16_gemm_tt_masked with a 'bf16' D: major_a must be k (0) for m_grouped_masked}}
+dgemm.gemm @masked_bf16 m_grouped_masked tt m = 4096 n = 7168 k = 2048 groups = 16
     : (bf16, bf16) -> bf16
 
 // -----
 
-// expected-error @+1 {{no BF16 kernel is built yet: bf16_gemm_tn needs the BF16 kernel}}
-dgemm.gemm @dense normal tn m = ? n = 2112 k = 7168 groups = 1
+// expected-error @+1 {{'k' must give 16-byte TMA row strides for K-major operands, got 100}}
+dgemm.gemm @dense normal nt m = ? n = 2112 k = 100 groups = 1
     : (bf16, bf16) -> f32 accumulate
 
 // -----
@@ -38,6 +38,6 @@ dgemm.gemm @dense_1d1d_cfg normal nt m = 4096 n = 2112 k = 7168 groups = 1
 
 // -----
 
-// expected-error @+1 {{no BF16 kernel is built yet: m_grouped_bf16_gemm_nt_contiguous needs the BF16 kernel}}
+// expected-error @+1 {{no BF16 kernel computes m_grouped_bf16_gemm_nt_contiguous with a 'f32' D: d_f32 must be 0 for m_grouped_contiguous (BF16 d)}}
 dgemm.gemm @bf16fwd m_grouped_contiguous nt m = ? n = 4096 k = 7168 groups = 8
-    : (bf16, bf16) -> bf16
+    : (bf16, bf16) -> f32
