@@ -275,10 +275,14 @@ void dgemm::heuristics::applyBf16Overrides(KernelConfig &config,
   shape.majorB = c.majorB;
   shape.dF32 = c.dF32;
   shape.accumulate = c.accumulate;
+  // Only a candidate tile: the bundle holds no other.
   auto tryTile = [&](int blockM, int blockN) {
     KernelConfig forced = makeBf16Config(shape, blockM, blockN, target);
     forced.numSMs = c.numSMs;
-    if (checkConfig(forced, target).empty())
+    bool candidate = false;
+    for (const KernelConfig &k : candidateBf16Configs(shape, target))
+      candidate |= k.blockM == blockM && k.blockN == blockN;
+    if (candidate && checkConfig(forced, target).empty())
       c = forced;
   };
   if (o.blockN)

@@ -158,11 +158,11 @@ EnvOverrides dgemm::runtime::parseEnvOverrides(
   o.descSlots = parser.oneOf("DGEMM_DESC_SLOTS", {1, 2}, "1 or 2");
   o.clusterM = parser.oneOf("DGEMM_CLUSTER_M", {1, 2}, "1 or 2");
   if (std::optional<int64_t> blockN = parser.integer(
-          "DGEMM_BLOCK_N", 8, 192,
-          "a multiple of 8 in [8, 192] (a tile width in columns)");
+          "DGEMM_BLOCK_N", 8, 256,
+          "a multiple of 8 in [8, 256] (a tile width in columns)");
       blockN && *blockN % 8 != 0)
     parser.fail("DGEMM_BLOCK_N",
-                "a multiple of 8 in [8, 192] (a tile width in columns)",
+                "a multiple of 8 in [8, 256] (a tile width in columns)",
                 std::to_string(*blockN));
   else if (blockN)
     o.blockN = int(*blockN);

@@ -432,10 +432,10 @@ TEST(EnvOverridesTest, MalformedValuesNameTheVariableAndRule) {
        "it for the default)"},
       {"DGEMM_CLUSTER_M", "0", "DGEMM_CLUSTER_M must be 1 or 2, got '0'"},
       {"DGEMM_BLOCK_N", "wide",
-       "DGEMM_BLOCK_N must be a multiple of 8 in [8, 192] (a tile width in "
+       "DGEMM_BLOCK_N must be a multiple of 8 in [8, 256] (a tile width in "
        "columns), got 'wide'"},
       {"DGEMM_BLOCK_N", "100", "DGEMM_BLOCK_N must be a multiple of 8"},
-      {"DGEMM_BLOCK_N", "256", "in [8, 192]"},
+      {"DGEMM_BLOCK_N", "264", "in [8, 256]"},
       {"DGEMM_BLOCK_M", "96",
        "DGEMM_BLOCK_M must be 64, 128 or 192 (a tile height in rows), got "
        "'96'"},

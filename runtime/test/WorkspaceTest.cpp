@@ -339,9 +339,9 @@ TEST(WorkspaceTest, BlockNOverrideFromEnvironment) {
   EXPECT_TRUE(dgemm::heuristics::checkConfig(forced, target).empty());
   ::unsetenv("DGEMM_BLOCK_N");
   reloadEnvOverridesForTesting();
-  // A width out of the rule's range (too wide for the registers), or not a
-  // number: an error.
-  expectMalformed("DGEMM_BLOCK_N", "256", 4096, 7168, ks);
+  // A width out of the rule's range (wider than any kernel's WGMMA), or not
+  // a number: an error.
+  expectMalformed("DGEMM_BLOCK_N", "264", 4096, 7168, ks);
   expectMalformed("DGEMM_BLOCK_N", "wide", 4096, 7168, ks);
 }
 

@@ -88,8 +88,10 @@ std::vector<KernelConfig> candidateBf16Configs(const Bf16Problem &problem,
 /// checkBf16Problem rejects gets the first candidate.
 KernelConfig selectBf16Config(const Bf16Problem &problem, const Target &target);
 
-/// applyMGroupedOverrides' rules for a BF16 config: block_n, block_m and
-/// stages where checkConfig accepts the result; unsafe replaces the field.
+/// applyMGroupedOverrides' rules for a BF16 config: block_n and block_m
+/// where the tile is a candidate (candidateBf16Configs: the bundle holds no
+/// other), stages where checkConfig accepts the result; unsafe replaces the
+/// field.
 void applyBf16Overrides(KernelConfig &config, const ConfigOverrides &overrides,
                         const Target &target);
 

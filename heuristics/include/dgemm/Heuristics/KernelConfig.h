@@ -473,7 +473,7 @@ struct ConfigOverrides {
   std::optional<int> quadB;
   /// 64, 128 or 192.
   std::optional<int> blockM;
-  /// A multiple of 8 in [8, 192].
+  /// A multiple of 8 in [8, 256] (the FP8 kernels take at most 192).
   std::optional<int> blockN;
   /// >= 2; fewer than fit (more are ignored).
   std::optional<int> stages;
