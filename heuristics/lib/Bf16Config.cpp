@@ -128,40 +128,7 @@ std::string dgemm::heuristics::checkBf16Config(const KernelConfig &c,
                      "be 64 for the BF16 kernels (128 bytes: one 128B-swizzle "
                      "row)",
                      c.blockK);
-  if (c.stages < 2)
-    return violation("stages", "be >= 2 (load one stage while computing one)",
-                     c.stages);
-  if (c.descSlots != 0)
-    return violation("desc_slots",
-                     "be 0 for the BF16 kernels (no descriptor is rewritten)",
-                     c.descSlots);
-  if (c.clusterM != 1 || c.clusterN != 1)
-    return violation(c.clusterM != 1 ? "cluster_m" : "cluster_n",
-                     "be 1 for the BF16 kernels (no multicast)",
-                     c.clusterM != 1 ? c.clusterM : c.clusterN);
-  if (c.swizzleA != 128 || c.swizzleB != 128)
-    return violation(c.swizzleA != 128 ? "swizzle_a" : "swizzle_b",
-                     "be 128 (bytes: 64 BF16 per TMA box row)",
-                     c.swizzleA != 128 ? c.swizzleA : c.swizzleB);
-  if (c.numSMs < 1)
-    return violation("num_sms", "be >= 1", c.numSMs);
-  if (c.epilogue != Epilogue::Register || c.redMaxBlocks != 0)
-    return violation(c.redMaxBlocks != 0 ? "red_max_blocks" : "epilogue",
-                     "be register (0) for the BF16 kernels",
-                     c.redMaxBlocks != 0 ? c.redMaxBlocks : int(c.epilogue));
-  if (c.quadB != 0)
-    return violation("quad_b", "be 0 for the BF16 kernels", c.quadB);
-  if (c.unsafe & ~unsigned(Unsafe::SkipProxyFence))
-    return violation("unsafe",
-                     "be none or skip_proxy_fence for the BF16 kernels (they "
-                     "have no descriptor to drain)",
-                     c.unsafe);
-  if (c.smemBytes() > target.maxSmemPerBlock)
-    return violation("smem_bytes",
-                     "be <= the target's max dynamic shared memory per block " +
-                         std::to_string(target.maxSmemPerBlock),
-                     c.smemBytes());
-  return "";
+  return detail::checkParameterMapKernel(c, target, "the BF16 kernels");
 }
 
 const char *dgemm::heuristics::bf16LayoutName(Major majorA, Major majorB) {

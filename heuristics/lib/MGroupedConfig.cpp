@@ -68,36 +68,42 @@ std::string dgemm::heuristics::checkMGroupedConfig(const KernelConfig &c,
                      c.blockN);
   if (c.blockK != kBlockK)
     return violation("block_k", "be 128 (one scale per 128 K)", c.blockK);
+  return detail::checkParameterMapKernel(c, target, "the 1D2D kernels");
+}
+
+std::string detail::checkParameterMapKernel(const KernelConfig &c,
+                                            const Target &target,
+                                            const char *family) {
+  std::string of = std::string(" for ") + family;
   if (c.stages < 2)
     return violation("stages", "be >= 2 (load one stage while computing one)",
                      c.stages);
   if (c.descSlots != 0)
     return violation("desc_slots",
-                     "be 0 for the 1D2D kernels (no descriptor is "
-                     "rewritten: A and B are kernel-parameter tensor maps)",
+                     "be 0" + of +
+                         " (no descriptor is rewritten: A and B are "
+                         "kernel-parameter tensor maps)",
                      c.descSlots);
   if (c.clusterM != 1 || c.clusterN != 1)
     return violation(c.clusterM != 1 ? "cluster_m" : "cluster_n",
-                     "be 1 for the 1D2D kernels (no multicast: a CTA "
-                     "pair's m-blocks may belong to different experts)",
+                     "be 1" + of + " (no multicast)",
                      c.clusterM != 1 ? c.clusterM : c.clusterN);
   if (c.swizzleA != 128 || c.swizzleB != 128)
     return violation(c.swizzleA != 128 ? "swizzle_a" : "swizzle_b",
-                     "be 128 (bytes: one 128-byte FP8 K row per TMA box row)",
+                     "be 128 (bytes: one 128-byte row per TMA box row)",
                      c.swizzleA != 128 ? c.swizzleA : c.swizzleB);
   if (c.numSMs < 1)
     return violation("num_sms", "be >= 1", c.numSMs);
   if (c.epilogue != Epilogue::Register || c.redMaxBlocks != 0)
     return violation(c.redMaxBlocks != 0 ? "red_max_blocks" : "epilogue",
-                     "be register (0) for the 1D2D kernels: d is BF16 and "
-                     "written, not accumulated",
+                     "be register (0)" + of,
                      c.redMaxBlocks != 0 ? c.redMaxBlocks : int(c.epilogue));
   if (c.quadB != 0)
-    return violation("quad_b", "be 0 for the 1D2D kernels", c.quadB);
+    return violation("quad_b", "be 0" + of, c.quadB);
   if (c.unsafe & ~unsigned(Unsafe::SkipProxyFence))
     return violation("unsafe",
-                     "be none or skip_proxy_fence for the 1D2D kernels "
-                     "(it has no descriptor to drain)",
+                     "be none or skip_proxy_fence" + of +
+                         " (no descriptor to drain)",
                      c.unsafe);
   if (c.smemBytes() > target.maxSmemPerBlock)
     return violation("smem_bytes",

@@ -3,6 +3,8 @@
 #ifndef DGEMM_HEURISTICS_LIB_RULES_H
 #define DGEMM_HEURISTICS_LIB_RULES_H
 
+#include "dgemm/Heuristics/KernelConfig.h"
+
 #include <cstdint>
 #include <limits>
 #include <sstream>
@@ -47,6 +49,14 @@ inline std::string violation(const char *field, const std::string &rule,
   os << field << " must " << rule << ", got " << got;
   return os.str();
 }
+
+/// The rules the kernels that load A and B through the kernel-parameter
+/// tensor maps share (the 1D2D and the BF16 families; `family` names them in
+/// the messages): stages >= 2, no descriptor slots, no cluster, 128-byte
+/// swizzles, num_sms >= 1, the register epilogue, B in order, unsafe at most
+/// skip_proxy_fence, shared memory within the target.
+std::string checkParameterMapKernel(const KernelConfig &c,
+                                    const Target &target, const char *family);
 
 } // namespace detail
 } // namespace heuristics

@@ -2001,12 +2001,12 @@ TEST(ApplyOverrides, RejectsValuesOutsideTheirRules) {
   cases[3].overrides.blockM = 96;
   cases[3].message = "the block_m override must be 64, 128 or 192 (64 rows "
                      "per math warpgroup), got 96";
-  cases[4].overrides.blockN = 200;
+  cases[4].overrides.blockN = 264;
   cases[4].message = "the block_n override must be a multiple of 8 in [8, "
-                     "192] (WGMMA N, register budget), got 200";
+                     "256] (WGMMA N), got 264";
   cases[5].overrides.blockN = 100;
   cases[5].message = "the block_n override must be a multiple of 8 in [8, "
-                     "192] (WGMMA N, register budget), got 100";
+                     "256] (WGMMA N), got 100";
   cases[6].overrides.stages = 1;
   cases[6].message = "the stages override must be >= 2, got 1";
   cases[7].overrides.redMaxBlocks = -1;

@@ -72,17 +72,8 @@ struct SelectConfigPass
     problem.n = ShapedType::isDynamic(gemm.getN()) ? 4096 : gemm.getN();
     problem.k = ShapedType::isDynamic(gemm.getK()) ? 7168 : gemm.getK();
     problem.numGroups = gemm.getNumGroups();
-    heur::KernelConfig config = heur::selectMGroupedConfig(problem, target);
-    heur::ConfigOverrides overrides;
-    overrides.unsafe = unsafeBits;
-    if (std::string why = heur::applyOverrides(config, overrides, target,
-                                               /*problem=*/nullptr);
-        !why.empty()) {
-      gemm.emitOpError("dgemm-select-config found no valid configuration: ")
-          << why;
-      return WalkResult::interrupt();
-    }
-    return record(gemm, config, target);
+    return recordParameterMapKernel(
+        gemm, heur::selectMGroupedConfig(problem, target), target, unsafeBits);
   }
 
   /// The BF16 kernels' configuration (every kind): their heuristics and the
@@ -95,8 +86,16 @@ struct SelectConfigPass
                        "have no descriptor slots, clusters or quad-ordered B");
       return WalkResult::interrupt();
     }
-    heur::Bf16Problem problem = bf16ProblemOf(gemm);
-    heur::KernelConfig config = heur::selectBf16Config(problem, target);
+    return recordParameterMapKernel(
+        gemm, heur::selectBf16Config(bf16ProblemOf(gemm), target), target,
+        unsafeBits);
+  }
+
+  /// A 1D2D or BF16 configuration with the one override that applies to
+  /// them here (unsafe), applied as the runtime applies its own.
+  WalkResult recordParameterMapKernel(GemmOp gemm, heur::KernelConfig config,
+                                      const heur::Target &target,
+                                      unsigned unsafeBits) {
     heur::ConfigOverrides overrides;
     overrides.unsafe = unsafeBits;
     if (std::string why = heur::applyOverrides(config, overrides, target,
