@@ -55,8 +55,8 @@ inline std::string violation(const char *field, const std::string &rule,
 /// the messages): stages >= 2, no descriptor slots, no cluster, 128-byte
 /// swizzles, num_sms >= 1, the register epilogue, B in order, unsafe at most
 /// skip_proxy_fence, shared memory within the target.
-std::string checkParameterMapKernel(const KernelConfig &c,
-                                    const Target &target, const char *family);
+std::string checkParameterMapKernel(const KernelConfig &c, const Target &target,
+                                    const char *family);
 
 } // namespace detail
 } // namespace heuristics

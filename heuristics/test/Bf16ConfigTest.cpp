@@ -29,16 +29,16 @@ Bf16Problem problem(Kind kind, Major a, Major b, bool dF32, bool acc,
 
 TEST(Bf16ConfigTest, EntryNamesSayKindLayoutAndD) {
   Target t;
-  EXPECT_EQ(makeBf16Config(problem(Kind::Normal, Major::K, Major::K, false,
-                                   false),
-                           128, 256, t)
-                .entryName(),
-            "dgemm_normal_bf16_nt_bm128_bn256_s4");
-  EXPECT_EQ(makeBf16Config(problem(Kind::Normal, Major::MN, Major::K, true,
-                                   true),
-                           64, 64, t)
-                .entryName(),
-            "dgemm_normal_bf16_tt_bm64_bn64_s8_f32_acc");
+  EXPECT_EQ(
+      makeBf16Config(problem(Kind::Normal, Major::K, Major::K, false, false),
+                     128, 256, t)
+          .entryName(),
+      "dgemm_normal_bf16_nt_bm128_bn256_s4");
+  EXPECT_EQ(
+      makeBf16Config(problem(Kind::Normal, Major::MN, Major::K, true, true), 64,
+                     64, t)
+          .entryName(),
+      "dgemm_normal_bf16_tt_bm64_bn64_s8_f32_acc");
   EXPECT_EQ(makeBf16Config(problem(Kind::MGroupedContiguousPsum, Major::K,
                                    Major::MN, false, false),
                            128, 128, t)
@@ -53,11 +53,10 @@ TEST(Bf16ConfigTest, EntryNamesSayKindLayoutAndD) {
 
 TEST(Bf16ConfigTest, MetaCarriesTheOperandFields) {
   Target t;
-  std::string meta =
-      makeBf16Config(problem(Kind::KGroupedContiguous, Major::MN, Major::MN,
-                             true, true),
-                     128, 128, t)
-          .toMeta();
+  std::string meta = makeBf16Config(problem(Kind::KGroupedContiguous, Major::MN,
+                                            Major::MN, true, true),
+                                    128, 128, t)
+                         .toMeta();
   EXPECT_NE(meta.find("block_k=64\n"), std::string::npos) << meta;
   EXPECT_NE(meta.find("dtype=bf16\nmajor_a=mn\nmajor_b=mn\nd_f32=1\n"
                       "accumulate=1\n"),
@@ -90,8 +89,8 @@ TEST(Bf16ConfigTest, KindsTakeDeepGemmsLayoutsAndOutputs) {
   } cases[] = {
       {problem(Kind::Normal, Major::MN, Major::MN, true, true), ""},
       {problem(Kind::Normal, Major::K, Major::MN, false, false), ""},
-      {problem(Kind::MGroupedContiguous, Major::K, Major::MN, false, false, 8192,
-               4096, 7168, 4),
+      {problem(Kind::MGroupedContiguous, Major::K, Major::MN, false, false,
+               8192, 4096, 7168, 4),
        ""},
       {problem(Kind::MGroupedContiguous, Major::MN, Major::K, false, false),
        "major_a must be k (0) for m_grouped_contiguous"},
@@ -174,10 +173,10 @@ TEST(Bf16ConfigTest, SelectionModelsWaves) {
   EXPECT_EQ(dense.blockM, 128);
   EXPECT_EQ(dense.blockN, 256);
   // A decode step, 8 groups of 64 rows: 64-row tiles, one wave.
-  KernelConfig decode = selectBf16Config(
-      problem(Kind::MGroupedMasked, Major::K, Major::K, false, false, 64, 4096,
-              7168, 8),
-      t);
+  KernelConfig decode =
+      selectBf16Config(problem(Kind::MGroupedMasked, Major::K, Major::K, false,
+                               false, 64, 4096, 7168, 8),
+                       t);
   EXPECT_EQ(decode.blockM, 64);
   EXPECT_EQ(decode.blockN, 256);
   // Every selection is a candidate (the bundle holds it).

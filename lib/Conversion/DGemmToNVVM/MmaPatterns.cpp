@@ -94,7 +94,8 @@ struct MmaLowering : KernelPattern<MmaOp> {
           i32(b, loc, 4));
       Value d = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), field);
       int64_t lbo = mnMajor ? columnBytes >> 4 : 1;
-      int64_t hi = (lbo << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
+      int64_t hi =
+          (lbo << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
       return b.create<LLVM::OrOp>(loc, d, i64(b, loc, hi)).getResult();
     };
     Value descA = descriptor(aAddr, mnA), descB = descriptor(bAddr, mnB);

@@ -320,8 +320,8 @@ LogicalResult mlir::dgemm::writeBundle(ModuleOp module, StringRef dir,
     OpBuilder b(single->getBodyRegion());
     // A description the configuration's kernel computes (every candidate is
     // of a description's kind, and a BF16 one of its operands and D).
-    GemmOp source = *llvm::find_if(
-        gemms, [&](GemmOp g) { return g.isComputedBy(config); });
+    GemmOp source =
+        *llvm::find_if(gemms, [&](GemmOp g) { return g.isComputedBy(config); });
     auto clone = cast<GemmOp>(b.clone(*source));
     clone.setConfigAttr(config);
     std::string ptx;

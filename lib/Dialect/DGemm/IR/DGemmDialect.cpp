@@ -142,13 +142,13 @@ static std::string toHeuristicsConfig(const ConfigFields &f, GemmKind kind,
                                       const OperandFields &o,
                                       heur::KernelConfig &c) {
   std::pair<const char *, int64_t> fields[] = {
-      {"block_m", f.blockM},     {"block_n", f.blockN},
-      {"block_k", f.blockK},     {"stages", f.stages},
+      {"block_m", f.blockM},       {"block_n", f.blockN},
+      {"block_k", f.blockK},       {"stages", f.stages},
       {"desc_slots", f.descSlots}, {"math_warpgroups", f.mathWarpgroups},
-      {"cluster_m", f.clusterM}, {"cluster_n", f.clusterN},
-      {"swizzle_a", f.swizzleA}, {"swizzle_b", f.swizzleB},
-      {"num_sms", f.numSMs},     {"red_max_blocks", f.redMaxBlocks},
-      {"quad_b", f.quadB},       {"d_f32", o.dF32},
+      {"cluster_m", f.clusterM},   {"cluster_n", f.clusterN},
+      {"swizzle_a", f.swizzleA},   {"swizzle_b", f.swizzleB},
+      {"num_sms", f.numSMs},       {"red_max_blocks", f.redMaxBlocks},
+      {"quad_b", f.quadB},         {"d_f32", o.dF32},
       {"accumulate", o.accumulate}};
   for (auto [name, value] : fields)
     if (value < 0 || value > std::numeric_limits<int32_t>::max())
@@ -198,20 +198,19 @@ heur::KernelConfig mlir::dgemm::toHeuristicsConfig(ConfigAttr attr) {
 
 ConfigAttr mlir::dgemm::toConfigAttr(MLIRContext *ctx,
                                      const heur::KernelConfig &c) {
-  return ConfigAttr::get(ctx, GemmKind(static_cast<int>(c.kind)), c.blockM, c.blockN, c.blockK, c.stages,
-                         c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
-                         c.swizzleA, c.swizzleB, c.numSMs,
-                         fromHeuristics(c.epilogue), c.redMaxBlocks, c.quadB,
-                         fromHeuristics(c.unsafe),
-                         OperandType(static_cast<int>(c.dtype)),
-                         Majorness(static_cast<int>(c.majorA)),
-                         Majorness(static_cast<int>(c.majorB)), c.dF32,
-                         c.accumulate);
+  return ConfigAttr::get(
+      ctx, GemmKind(static_cast<int>(c.kind)), c.blockM, c.blockN, c.blockK,
+      c.stages, c.descSlots, c.mathWarpgroups, c.clusterM, c.clusterN,
+      c.swizzleA, c.swizzleB, c.numSMs, fromHeuristics(c.epilogue),
+      c.redMaxBlocks, c.quadB, fromHeuristics(c.unsafe),
+      OperandType(static_cast<int>(c.dtype)),
+      Majorness(static_cast<int>(c.majorA)),
+      Majorness(static_cast<int>(c.majorB)), c.dF32, c.accumulate);
 }
 
 LogicalResult
-ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   GemmKind kind, int64_t blockM, int64_t blockN, int64_t blockK,
+ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError, GemmKind kind,
+                   int64_t blockM, int64_t blockN, int64_t blockK,
                    int64_t stages, int64_t descSlots, int64_t mathWarpgroups,
                    int64_t clusterM, int64_t clusterN, int64_t swizzleA,
                    int64_t swizzleB, int64_t numSMs, KernelEpilogue epilogue,

@@ -156,8 +156,8 @@ LogicalResult GemmOp::verify() {
                          "accumulate must be the description's (")
              << (bf16 ? "bf16" : "fp8") << ", " << stringifyMajorness(majorA)
              << ", " << stringifyMajorness(majorB) << ", "
-             << int(bf16 && d.isF32()) << ", "
-             << int(bf16 && getAccumulate()) << ")";
+             << int(bf16 && d.isF32()) << ", " << int(bf16 && getAccumulate())
+             << ")";
     }
   }
   // Last, so that a description gets its own errors first.
@@ -257,9 +257,8 @@ static LogicalResult verifyBf16Kernel(GemmOp gemm) {
        gemm.getDType().isF32(), bool(gemm.getAccumulate()), 1, 1, 1, 1});
   if (!why.empty())
     return gemm.emitOpError("no BF16 kernel computes ")
-           << bf16FunctionName(gemm) << " with a " << gemm.getDType()
-           << " D" << (gemm.getAccumulate() ? " and 'accumulate'" : "")
-           << ": " << why;
+           << bf16FunctionName(gemm) << " with a " << gemm.getDType() << " D"
+           << (gemm.getAccumulate() ? " and 'accumulate'" : "") << ": " << why;
   // An MN-major operand's rows are its M (N) elements: 16-byte TMA strides.
   for (auto [name, major, v] :
        {std::tuple<StringRef, Majorness, int64_t>{"m", majorA, gemm.getM()},
@@ -388,9 +387,9 @@ LogicalResult TmaLoadOp::verify() {
   // The k-grouped kernel rewrites A's and B's maps per group; the m-grouped
   // kernel loads through the kernel-parameter maps.
   ConfigAttr kernelConfig = getKernelConfig(*this);
-  bool rewritten =
-      !kernelConfig || (kernelConfig.getKind() == GemmKind::k_grouped_contiguous &&
-                        !kernelConfig.isBf16());
+  bool rewritten = !kernelConfig ||
+                   (kernelConfig.getKind() == GemmKind::k_grouped_contiguous &&
+                    !kernelConfig.isBf16());
   if (perGroup && rewritten && !getSlot())
     return emitOpError("loads of A and B go through a descriptor 'slot'");
   if (perGroup && !rewritten && getSlot())

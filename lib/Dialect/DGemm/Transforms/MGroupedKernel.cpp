@@ -239,8 +239,8 @@ public:
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(prefix.getBody());
-      Value sum = e.add(prefix.getRegionIterArg(0),
-                        kOf(b, prefix.getInductionVar()));
+      Value sum =
+          e.add(prefix.getRegionIterArg(0), kOf(b, prefix.getInductionVar()));
       b.create<scf::YieldOp>(e.loc, ValueRange{sum});
     }
     Value m0 = e.mul(mb, e.i32(config.getBlockM()));
@@ -322,9 +322,8 @@ private:
     Value bRow = e.add(e.mul(tile.group, kernel.getArg(KernelOp::DimN)), n0);
     bool groupedKRows = config.getKind() != GemmKind::normal &&
                         config.getKind() != GemmKind::k_grouped_contiguous;
-    Value bK0 = groupedKRows
-                    ? e.mul(tile.group, kernel.getArg(KernelOp::DimK))
-                    : Value();
+    Value bK0 = groupedKRows ? e.mul(tile.group, kernel.getArg(KernelOp::DimK))
+                             : Value();
     auto kloop = b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
                                       ValueRange{tiles.getRegionIterArg(0)});
     {
