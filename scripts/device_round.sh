@@ -227,8 +227,8 @@ else
 fi
 
 # The BF16 GEMMs (bench/check_bf16.py: every kind and layout, masked_m edges,
-# graph replay, DeepGEMM's shapes), then its small cases under memcheck and
-# racecheck.
+# graph replay, DeepGEMM's shapes), then its small cases under memcheck,
+# racecheck and synccheck.
 if [ -n "$BUNDLE" ] && [ -f bench/check_bf16.py ] &&
    ls "$BUNDLE"/dgemm_*_bf16_*.meta >/dev/null 2>&1 &&
    python3 -c 'import torch' 2>/dev/null; then
@@ -236,7 +236,7 @@ if [ -n "$BUNDLE" ] && [ -f bench/check_bf16.py ] &&
     env "${mg_env[@]}" python3 bench/check_bf16.py \
     --repeats "${DGEMM_MGROUPED_REPEATS:-5}" ${DGEMM_CHECK_ARGS:-}
   if [ "${DGEMM_SANITIZERS:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
-    for tool in memcheck racecheck; do
+    for tool in memcheck racecheck synccheck; do
       run "bf16-sanitizer-$tool" "$OUT/pytest.log" env "${mg_env[@]}" \
         compute-sanitizer --tool "$tool" --error-exitcode 1 \
         python3 bench/check_bf16.py --small --repeats 1
