@@ -364,8 +364,16 @@ private:
 
   /// The BF16 kernels' math role: each K block's WGMMAs accumulate onto
   /// the previous block's fragment (a chained dgemm.mma; no scales, no
-  /// promotion, so no turns: nothing to overlap with another warpgroup's
-  /// WGMMAs but the WGMMAs themselves), then the fragment goes to d.
+  /// promotion, so no turns), then the fragment goes to d.
+  ///
+  /// The block loop keeps one block in flight: the first block is issued
+  /// before it, and each iteration issues its block onto the fragment still
+  /// being written and carries that fragment and its stage on (scf.for
+  /// iter_args fed by values in flight). dgemm-place-sync then completes
+  /// all but the newest group at the end of an iteration (wgmma.wait_group
+  /// 1) and releases the previous block's stage there, so the tensor cores
+  /// never wait for the issue of the next block. A tile with no K block
+  /// (a k-grouped group with K_g = 0) stores the zero fragment.
   void buildBf16Math(KernelOp kernel) {
     Emitter e{b, loc};
     TileSchedule sched = schedule(e, kernel);
@@ -376,23 +384,44 @@ private:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(tiles.getBody());
     Tile tile = tileOf(e, kernel, sched, tiles.getInductionVar());
-    Value zeros = b.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
-    auto kloop =
-        b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
-                             ValueRange{tiles.getRegionIterArg(0), zeros});
+    Value rowBlock = tile.rowBlock ? tile.rowBlock : tile.group;
+    Value kit0 = tiles.getRegionIterArg(0);
+    auto any = b.create<scf::IfOp>(
+        loc, TypeRange{b.getI32Type()},
+        e.cmp(arith::CmpIPredicate::sgt, tile.numKBlocks, e.i32(0)),
+        /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(kloop.getBody());
-      Value kit = kloop.getRegionIterArg(0);
-      Value acc = b.create<MmaOp>(loc, accType, stageOf(kit),
-                                  kloop.getRegionIterArg(1), 0);
-      b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1)), acc});
+      b.setInsertionPointToStart(&any.getThenRegion().front());
+      Value first = stageOf(kit0);
+      Value acc0 = b.create<MmaOp>(loc, accType, first, Value(), 0);
+      auto kloop = b.create<scf::ForOp>(
+          loc, e.i32(1), tile.numKBlocks, e.i32(1),
+          ValueRange{e.add(kit0, e.i32(1)), acc0, first});
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(kloop.getBody());
+        Value kit = kloop.getRegionIterArg(0);
+        Value stage = stageOf(kit);
+        Value acc =
+            b.create<MmaOp>(loc, accType, stage, kloop.getRegionIterArg(1), 0);
+        b.create<scf::YieldOp>(loc,
+                               ValueRange{e.add(kit, e.i32(1)), acc, stage});
+      }
+      b.create<StoreRowsOp>(loc, ValueRange{kloop.getResult(1)}, rowBlock,
+                            tile.mBlock, tile.nBlock, tile.rowLimit);
+      b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
     }
-    b.create<StoreRowsOp>(loc, ValueRange{kloop.getResult(1)},
-                          tile.rowBlock ? tile.rowBlock : tile.group,
-                          tile.mBlock, tile.nBlock, tile.rowLimit);
-    b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&any.getElseRegion().front());
+      Value zeros = b.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
+      b.create<StoreRowsOp>(loc, ValueRange{zeros}, rowBlock, tile.mBlock,
+                            tile.nBlock, tile.rowLimit);
+      b.create<scf::YieldOp>(loc, ValueRange{kit0});
+    }
+    b.create<scf::YieldOp>(loc, ValueRange{any.getResult(0)});
   }
 
   void buildMath(KernelOp kernel) {

@@ -322,9 +322,12 @@ SyncChecker::checkIterationEnd(Block &block, MathState &st,
                     nullptr, "");
   // The next iteration numbers the carried groups from 0: no group
   // newer than the oldest carried one may be left out.
+  // A fragment a chained WGMMA overwrote in place is not left behind: its
+  // registers are the newer fragment's, and nothing may use it again.
   auto leftBehind = [&](const auto &pending, const char *msg) -> LogicalResult {
     for (auto &[v, p] : pending)
-      if (!handedOn.contains(v) && p.group >= *oldest)
+      if (!handedOn.contains(v) && !st.overwritten.count(v) &&
+          p.group >= *oldest)
         return hazard(yield, msg, p.op, "issued here");
     return success();
   };
