@@ -2,8 +2,8 @@
 // through the synchronization passes: lower-to-kernel declares effects only,
 // place-sync derives the barriers, verify-sync accepts the result and rejects
 // it with any one synchronization op removed. What differs from the
-// contiguous kernel (m-grouped-sync.mlir) is pinned: the schedule's group g,
-// masked_m[g] read from argument 9 and clamped into [0, M_max], A's row
+// contiguous kernel (m-grouped-sync.mlir) is pinned: the schedule of the
+// valid tiles only and its group g, masked_m[g] read from argument 9 and clamped into [0, M_max], A's row
 // g * M_max + m0, sfa's K-block row g * ceil(K/128) + kb, and the row limit
 // of the store.
 // RUN: dgemm-opt %s --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --dgemm-verify-sync | FileCheck %s
@@ -24,22 +24,36 @@ dgemm.gemm @moe_decode m_grouped_masked nt m = 4096 n = 4096 k = 7168
 // UNSYNCED-NOT: dgemm.desc
 
 // CHECK: dgemm.kernel @dgemm_mgrouped_masked_fp8_1d2d_bm128_bn128_s6 config <kind = m_grouped_masked
-// The schedule walks G x m-blocks x n-blocks: the tile count is multiplied
-// by G (argument 13).
+// The schedule holds only the tiles with valid rows: its total is the sum
+// over the G groups (argument 13) of ceil(clamped masked_m[g] / 128) m-blocks
+// by the n-blocks, and each CTA's tile loop carries a cursor (the group of
+// its previous tile and the unit that group starts at), from which a while
+// loop walks forward to the group of unit t.
 // CHECK: dgemm.warp_specialize producer
-// CHECK: %[[TOTAL:.+]] = arith.muli %{{.+}}, %arg13 : i32
-// CHECK: scf.for %[[T:.+]] = %{{.+}} to %[[TOTAL]] step
-// CHECK-NEXT: %[[G:.+]] = arith.divui %[[T]], %{{.+}} : i32
+// CHECK: %[[NBA:.+]] = arith.addi %arg12, %{{.+}} : i32
+// CHECK-NEXT: %[[NB:.+]] = arith.divui %[[NBA]], %{{.+}} : i32
+// CHECK: %[[TOTAL:.+]] = scf.for %[[GI:.+]] = %{{.+}} to %arg13 step %{{.+}} iter_args(%[[SUM:.+]] = %{{.+}}) -> (i32)
+// CHECK-NEXT: llvm.getelementptr %arg9[%[[GI]]]
+// CHECK: %[[GB:.+]] = arith.divui %{{.+}}, %c128_i32{{.*}} : i32
+// CHECK-NEXT: %[[GU:.+]] = arith.muli %[[GB]], %[[NB]] : i32
+// CHECK-NEXT: %[[NSUM:.+]] = arith.addi %[[SUM]], %[[GU]] : i32
+// CHECK-NEXT: scf.yield %[[NSUM]] : i32
+// CHECK: scf.for %[[T:.+]] = %{{.+}} to %[[TOTAL]] step %{{.+}} iter_args(%{{.+}} = %{{.+}}, %[[CG:.+]] = %{{.+}}, %[[CS:.+]] = %{{.+}}) -> (i32, i32, i32)
+// CHECK: %[[W:.+]]:3 = scf.while (%[[WG:.+]] = %[[CG]], %[[WS:.+]] = %[[CS]])
+// CHECK: %[[WEND:.+]] = arith.addi %[[WS]], %{{.+}} : i32
+// CHECK: arith.cmpi uge, %[[T]], %[[WEND]] : i32
+// CHECK: scf.condition
+// CHECK: %[[R:.+]] = arith.subi %[[T]], %[[W]]#1 : i32
 // CHECK: %[[M0:.+]] = arith.muli %{{.+}}, %c128_i32{{.*}} : i32
-// CHECK-NEXT: %[[P:.+]] = llvm.getelementptr %arg9[%[[G]]]
+// CHECK-NEXT: %[[P:.+]] = llvm.getelementptr %arg9[%[[W]]#0]
 // CHECK-NEXT: %[[MM:.+]] = llvm.load %[[P]]
 // CHECK: %[[LO:.+]] = arith.maxsi %[[MM]], %{{.+}} : i32
 // CHECK-NEXT: %[[LIM:.+]] = arith.minsi %[[LO]], %arg11 : i32
 // CHECK-NEXT: %[[VALID:.+]] = arith.cmpi ult, %[[M0]], %[[LIM]] : i32
 // CHECK: %[[NK:.+]] = arith.select %[[VALID]], %[[KB:.+]], %{{.+}} : i32
-// CHECK-NEXT: %[[GM:.+]] = arith.muli %[[G]], %arg11 : i32
+// CHECK-NEXT: %[[GM:.+]] = arith.muli %[[W]]#0, %arg11 : i32
 // CHECK-NEXT: %[[AROW:.+]] = arith.addi %[[GM]], %[[M0]] : i32
-// CHECK-NEXT: %[[SFA0:.+]] = arith.muli %[[G]], %[[KB]] : i32
+// CHECK-NEXT: %[[SFA0:.+]] = arith.muli %[[W]]#0, %[[KB]] : i32
 // CHECK: scf.for %[[K:.+]] = %{{.+}} to %[[NK]] step
 // CHECK: %[[SFAK:.+]] = arith.addi %[[SFA0]], %[[K]] : i32
 // CHECK-NEXT: dgemm.wait empty(%[[S:.+]]) phase
@@ -52,13 +66,13 @@ dgemm.gemm @moe_decode m_grouped_masked nt m = 4096 n = 4096 k = 7168
 // group g, and the store bounded by the clamped masked_m[g].
 // CHECK: } math(regs = 232)
 // CHECK: dgemm.turn start
-// CHECK: scf.for %[[MT:.+]] = %{{.+}} to %{{.+}} step
-// CHECK-NEXT: %[[MG:.+]] = arith.divui %[[MT]], %{{.+}} : i32
-// CHECK: llvm.getelementptr %arg9[%[[MG]]]
+// CHECK: scf.for %[[MT:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(
+// CHECK: %[[MW:.+]]:3 = scf.while
+// CHECK: llvm.getelementptr %arg9[%[[MW]]#0]
 // CHECK: %[[MLIM:.+]] = arith.minsi %{{.+}}, %arg11 : i32
 // CHECK: dgemm.wait full(%[[M:.+]]) phase
 // CHECK-NEXT: dgemm.load_scales stage(%[[M]]) : vector<2xf32>
-// CHECK-NEXT: dgemm.load_block_scale group(%[[MG]])
+// CHECK-NEXT: dgemm.load_block_scale group(%[[MW]]#0)
 // CHECK-NEXT: dgemm.turn wait
 // CHECK-NEXT: %[[ACC:.+]] = dgemm.mma stage(%[[M]]) : vector<64xf32>
 // CHECK-NEXT: dgemm.turn pass{{$}}
@@ -66,7 +80,7 @@ dgemm.gemm @moe_decode m_grouped_masked nt m = 4096 n = 4096 k = 7168
 // CHECK-NEXT: dgemm.proxy.fence
 // CHECK-NEXT: dgemm.arrive empty(%[[M]])
 // CHECK-NEXT: dgemm.promote %[[ACC]] into {{.*}} block_scale
-// CHECK: dgemm.store_rows %{{.+}} group(%[[MG]]) tile(%{{.+}}, %{{.+}}) limit(%[[MLIM]]) : vector<64xf32>
+// CHECK: dgemm.store_rows %{{.+}} group(%[[MW]]#0) tile(%{{.+}}, %{{.+}}) limit(%[[MLIM]]) : vector<64xf32>
 // CHECK: dgemm.turn finish
 // CHECK: empty_arrivals = 8 : i32, full_arrivals = 1 : i32
 

@@ -115,8 +115,15 @@ struct TileSchedule {
   /// (group, m-block, n-block) of schedule unit `t` for this CTA.
   std::tuple<Value, Value, Value> decompose(Emitter &e, Value t) const {
     Value g = e.div(t, tilesPerGroup);
-    Value r = e.rem(t, tilesPerGroup);
-    // Units per band, in [1, mUnits], so that band * nBlocks cannot
+    auto [mb, nb] = raster(e, e.rem(t, tilesPerGroup), mUnits);
+    return {g, mb, nb};
+  }
+
+  /// (m-block, n-block) of unit `r` of a group of `units` m-units (of
+  /// clusterM m-blocks) by nBlocks: bands of the launch's raster band m-units,
+  /// each walked m-unit first.
+  std::pair<Value, Value> raster(Emitter &e, Value r, Value units) const {
+    // Units per band, in [1, units], so that band * nBlocks cannot
     // overflow; computed here for every tile (Emitter::opaque) rather than
     // once before the tile loop, where it held two registers across the
     // loop and made a 64-row kernel spill.
@@ -124,17 +131,17 @@ struct TileSchedule {
     if (clusterM != 1)
       band = e.div(band, e.i32(clusterM));
     band = e.b.create<arith::MaxUIOp>(e.loc, band, e.i32(1));
-    band = e.b.create<arith::MinUIOp>(e.loc, band, mUnits);
+    band = e.b.create<arith::MinUIOp>(e.loc, band, units);
     Value bandUnits = e.mul(band, nBlocks);
     Value start = e.mul(e.div(r, bandUnits), band);
     Value inBand = e.rem(r, bandUnits);
-    Value rows = e.b.create<arith::MinUIOp>(e.loc, band, e.sub(mUnits, start));
+    Value rows = e.b.create<arith::MinUIOp>(e.loc, band, e.sub(units, start));
     Value mu = e.add(start, e.rem(inBand, rows));
     Value nb = e.div(inBand, rows);
     Value mb = mu;
     if (clusterM != 1)
       mb = e.add(e.mul(mu, e.i32(clusterM)), rank);
-    return {g, mb, nb};
+    return {mb, nb};
   }
 };
 

@@ -55,6 +55,27 @@ public:
   /// The tile at schedule group `g`, m-block `mb` (n-block left unset).
   virtual Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value g,
                     Value mb) const = 0;
+
+  /// The number of schedule units: by default every (group, m-block,
+  /// n-block) of `sched`.
+  virtual Value total(Emitter &, KernelOp, ConfigAttr,
+                      const TileSchedule &sched) const {
+    return sched.total;
+  }
+  /// What the tile loop carries from one of a CTA's tiles to its next, for
+  /// tileAt (by default nothing).
+  virtual SmallVector<Value> cursorInit(Emitter &) const { return {}; }
+  /// The tile of schedule unit `t`, given the cursor the CTA's previous
+  /// tile left (`next`: the cursor for its next tile). By default `sched`
+  /// decomposes `t`.
+  virtual Tile tileAt(Emitter &e, KernelOp kernel, ConfigAttr config,
+                      const TileSchedule &sched, Value t, ValueRange,
+                      SmallVectorImpl<Value> &) const {
+    auto [g, mb, nb] = sched.decompose(e, t);
+    Tile tile = this->tile(e, kernel, config, g, mb);
+    tile.nBlock = nb;
+    return tile;
+  }
 };
 
 /// K blocks of the kernel's K: 128-deep (FP8) or 64-deep (BF16).
@@ -165,19 +186,84 @@ private:
 /// no value of masked_m makes the kernel read or write out of bounds. sfa is
 /// G * ceil(K / 128) rows of align(M_max, 4) floats: group g's K block kb is
 /// row g * ceil(K / 128) + kb.
+///
+/// The schedule holds only the tiles with valid rows: group g contributes
+/// ceil(limit_g / block_m) m-blocks by the n-blocks, in group order, and a
+/// CTA's tile loop carries the group its previous tile was in and the
+/// schedule unit that group starts at (the cursor), walking forward from
+/// there: its units only grow, so all its walks together read each masked_m
+/// once. Walking every group's M_max rows instead gave a decode step's
+/// (few valid rows of many groups) tiles to only some of the CTAs, the rest
+/// idling through empty tiles.
 class MaskedRows final : public RowMap {
 public:
   Value scheduleGroups(Emitter &, KernelOp kernel) const override {
     return kernel.getArg(KernelOp::NumGroups);
   }
+
+  Value total(Emitter &e, KernelOp kernel, ConfigAttr config,
+              const TileSchedule &sched) const override {
+    auto sum = e.b.create<scf::ForOp>(e.loc, e.i32(0),
+                                      kernel.getArg(KernelOp::NumGroups),
+                                      e.i32(1), ValueRange{e.i32(0)});
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(sum.getBody());
+    Value units = e.mul(mBlocksOf(e, kernel, config, sum.getInductionVar()),
+                        sched.nBlocks);
+    e.b.create<scf::YieldOp>(e.loc,
+                             ValueRange{e.add(sum.getRegionIterArg(0), units)});
+    e.b.setInsertionPointAfter(sum);
+    return sum.getResult(0);
+  }
+
+  SmallVector<Value> cursorInit(Emitter &e) const override {
+    return {e.i32(0), e.i32(0)};
+  }
+
+  Tile tileAt(Emitter &e, KernelOp kernel, ConfigAttr config,
+              const TileSchedule &sched, Value t, ValueRange cursor,
+              SmallVectorImpl<Value> &next) const override {
+    OpBuilder &b = e.b;
+    Type i32 = b.getI32Type();
+    Value last = e.sub(kernel.getArg(KernelOp::NumGroups), e.i32(1));
+    // From the cursor's group, move to the next while t is past the group's
+    // units (the last group stops the walk: t < total keeps it from being
+    // reached past its units).
+    auto walk = b.create<scf::WhileOp>(e.loc, TypeRange{i32, i32, i32},
+                                       ValueRange{cursor[0], cursor[1]});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *before =
+          b.createBlock(&walk.getBefore(), {}, {i32, i32}, {e.loc, e.loc});
+      Value g = before->getArgument(0), start = before->getArgument(1);
+      Value blocks = mBlocksOf(e, kernel, config, g);
+      Value end = e.add(start, e.mul(blocks, sched.nBlocks));
+      Value past = b.create<arith::AndIOp>(
+          e.loc, e.cmp(arith::CmpIPredicate::uge, t, end),
+          e.cmp(arith::CmpIPredicate::ult, g, last));
+      b.create<scf::ConditionOp>(e.loc, past, ValueRange{g, start, blocks});
+      Block *after = b.createBlock(&walk.getAfter(), {}, {i32, i32, i32},
+                                   {e.loc, e.loc, e.loc});
+      Value ag = after->getArgument(0), astart = after->getArgument(1);
+      Value ablocks = after->getArgument(2);
+      b.create<scf::YieldOp>(
+          e.loc, ValueRange{e.add(ag, e.i32(1)),
+                            e.add(astart, e.mul(ablocks, sched.nBlocks))});
+    }
+    Value g = walk.getResult(0), start = walk.getResult(1);
+    next.append({g, start});
+    auto [mb, nb] = sched.raster(e, e.sub(t, start), walk.getResult(2));
+    Tile t0 = tile(e, kernel, config, g, mb);
+    t0.nBlock = nb;
+    return t0;
+  }
+
   Tile tile(Emitter &e, KernelOp kernel, ConfigAttr config, Value g,
             Value mb) const override {
     OpBuilder &b = e.b;
     Value mMax = kernel.getArg(KernelOp::DimM);
     Value m0 = e.mul(mb, e.i32(config.getBlockM()));
-    Value masked = e.loadK(kernel.getArg(KernelOp::PtrKs), g);
-    Value limit = b.create<arith::MinSIOp>(
-        e.loc, b.create<arith::MaxSIOp>(e.loc, masked, e.i32(0)), mMax);
+    Value limit = limitOf(e, kernel, g);
     // A tile whose first row is past the limit has nothing to compute.
     Value valid = e.cmp(arith::CmpIPredicate::ult, m0, limit);
     Value kBlocks = kBlocksOf(e, kernel);
@@ -191,6 +277,20 @@ public:
             e.mul(g, kBlocks),
             limit,
             Value()};
+  }
+
+private:
+  /// masked_m[g] clamped into [0, M_max].
+  static Value limitOf(Emitter &e, KernelOp kernel, Value g) {
+    Value masked = e.loadK(kernel.getArg(KernelOp::PtrKs), g);
+    return e.b.create<arith::MinSIOp>(
+        e.loc, e.b.create<arith::MaxSIOp>(e.loc, masked, e.i32(0)),
+        kernel.getArg(KernelOp::DimM));
+  }
+  /// Group g's m-blocks with valid rows.
+  static Value mBlocksOf(Emitter &e, KernelOp kernel, ConfigAttr config,
+                         Value g) {
+    return e.ceilDiv(limitOf(e, kernel, g), config.getBlockM());
   }
 };
 
@@ -293,11 +393,29 @@ private:
                                rows->scheduleGroups(e, kernel));
   }
 
-  Tile tileOf(Emitter &e, KernelOp kernel, const TileSchedule &sched, Value t) {
-    auto [g, mb, nb] = sched.decompose(e, t);
-    Tile tile = rows->tile(e, kernel, config, g, mb);
-    tile.nBlock = nb;
-    return tile;
+  /// A role's persistent loop over its CTA's tiles, carrying the pipeline
+  /// iteration (and the row map's cursor). `body` builds a tile's work,
+  /// starting at pipeline iteration `kit`, and returns the iteration after
+  /// it. `enter`, if given, is built right before the loop.
+  scf::ForOp tileLoop(Emitter &e, KernelOp kernel,
+                      function_ref<Value(Tile &, Value)> body,
+                      function_ref<void()> enter = nullptr) {
+    TileSchedule sched = schedule(e, kernel);
+    Value total = rows->total(e, kernel, config, sched);
+    if (enter)
+      enter();
+    SmallVector<Value> inits{e.i32(0)};
+    llvm::append_range(inits, rows->cursorInit(e));
+    auto tiles =
+        b.create<scf::ForOp>(loc, sched.first, total, sched.step, inits);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    SmallVector<Value> yields;
+    Tile tile = rows->tileAt(e, kernel, config, sched, tiles.getInductionVar(),
+                             tiles.getRegionIterArgs().drop_front(), yields);
+    yields.insert(yields.begin(), body(tile, tiles.getRegionIterArg(0)));
+    b.create<scf::YieldOp>(loc, yields);
+    return tiles;
   }
 
   Value stageOf(Value it) {
@@ -308,24 +426,26 @@ private:
 
   void buildProducer(KernelOp kernel) {
     Emitter e{b, loc};
-    TileSchedule sched = schedule(e, kernel);
-    auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
-                                      ValueRange{e.i32(0)});
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tiles.getBody());
-    Tile tile = tileOf(e, kernel, sched, tiles.getInductionVar());
+    tileLoop(e, kernel, [&](Tile &tile, Value kit0) {
+      return produceTile(e, kernel, tile, kit0);
+    });
+  }
+
+  /// The producer's loads of one tile from pipeline iteration `kit0`.
+  Value produceTile(Emitter &e, KernelOp kernel, Tile &tile, Value kit0) {
     Value m0 = e.mul(tile.mBlock, e.i32(config.getBlockM()));
     Value n0 = e.mul(tile.nBlock, e.i32(config.getBlockN()));
     // Group g's B is rows [g * N, (g + 1) * N) of the [G * N, K] map (K-major
     // B), or K rows [g * K, (g + 1) * K) of the [G * K, N] one (the m-grouped
     // BF16 nn kernel's MN-major B).
     Value bRow = e.add(e.mul(tile.group, kernel.getArg(KernelOp::DimN)), n0);
-    bool groupedKRows = config.getKind() != GemmKind::normal &&
+    bool groupedKRows = config.getMajorB() == Majorness::mn &&
+                        config.getKind() != GemmKind::normal &&
                         config.getKind() != GemmKind::k_grouped_contiguous;
     Value bK0 = groupedKRows ? e.mul(tile.group, kernel.getArg(KernelOp::DimK))
                              : Value();
     auto kloop = b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
-                                      ValueRange{tiles.getRegionIterArg(0)});
+                                      ValueRange{kit0});
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(kloop.getBody());
@@ -359,7 +479,7 @@ private:
                             /*multicast=*/false);
       b.create<scf::YieldOp>(loc, ValueRange{e.add(kit, e.i32(1))});
     }
-    b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
+    return kloop.getResult(0);
   }
 
   /// The BF16 kernels' math role: each K block's WGMMAs accumulate onto
@@ -376,16 +496,16 @@ private:
   /// (a k-grouped group with K_g = 0) stores the zero fragment.
   void buildBf16Math(KernelOp kernel) {
     Emitter e{b, loc};
-    TileSchedule sched = schedule(e, kernel);
+    tileLoop(e, kernel, [&](Tile &tile, Value kit0) {
+      return bf16Tile(e, tile, kit0);
+    });
+  }
+
+  /// One tile of the BF16 math role from pipeline iteration `kit0`.
+  Value bf16Tile(Emitter &e, Tile &tile, Value kit0) {
     VectorType accType =
         VectorType::get({config.getBlockN() / 2}, b.getF32Type());
-    auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
-                                      ValueRange{e.i32(0)});
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tiles.getBody());
-    Tile tile = tileOf(e, kernel, sched, tiles.getInductionVar());
     Value rowBlock = tile.rowBlock ? tile.rowBlock : tile.group;
-    Value kit0 = tiles.getRegionIterArg(0);
     auto any = b.create<scf::IfOp>(
         loc, TypeRange{b.getI32Type()},
         e.cmp(arith::CmpIPredicate::sgt, tile.numKBlocks, e.i32(0)),
@@ -421,37 +541,39 @@ private:
                             tile.nBlock, tile.rowLimit);
       b.create<scf::YieldOp>(loc, ValueRange{kit0});
     }
-    b.create<scf::YieldOp>(loc, ValueRange{any.getResult(0)});
+    return any.getResult(0);
   }
 
   void buildMath(KernelOp kernel) {
     if (config.isBf16())
       return buildBf16Math(kernel);
     Emitter e{b, loc};
-    TileSchedule sched = schedule(e, kernel);
-    int64_t width = config.getBlockN();
-    VectorType accType = VectorType::get({width / 2}, b.getF32Type());
-    VectorType sfaType = VectorType::get({2}, b.getF32Type());
     // Two math warpgroups take turns issuing to the tensor cores (as in the
     // k-grouped kernel): one's WGMMAs run while the other promotes.
     bool alternate = config.getMathWarpgroups() >= 2;
+    tileLoop(
+        e, kernel,
+        [&](Tile &tile, Value kit0) {
+          return fp8Tile(e, tile, kit0, alternate);
+        },
+        [&] {
+          if (alternate)
+            b.create<TurnOp>(loc, TurnAction::start, ValueRange{});
+        });
     if (alternate)
-      b.create<TurnOp>(loc, TurnAction::start, ValueRange{});
-    auto tiles = b.create<scf::ForOp>(loc, sched.first, sched.total, sched.step,
-                                      ValueRange{e.i32(0)});
-    if (alternate) {
-      OpBuilder::InsertionGuard after(b);
-      b.setInsertionPointAfter(tiles);
       b.create<TurnOp>(loc, TurnAction::finish, ValueRange{});
-    }
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tiles.getBody());
-    Tile tile = tileOf(e, kernel, sched, tiles.getInductionVar());
+  }
+
+  /// One tile of the FP8 math role from pipeline iteration `kit0`.
+  Value fp8Tile(Emitter &e, Tile &tile, Value kit0, bool alternate) {
+    int64_t width = config.getBlockN();
+    VectorType accType = VectorType::get({width / 2}, b.getF32Type());
+    VectorType sfaType = VectorType::get({2}, b.getF32Type());
     Value zeros = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
     auto kloop =
         b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
-                             ValueRange{tiles.getRegionIterArg(0), zeros});
+                             ValueRange{kit0, zeros});
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(kloop.getBody());
@@ -481,7 +603,7 @@ private:
     b.create<StoreRowsOp>(loc, ValueRange{kloop.getResult(1)},
                           tile.rowBlock ? tile.rowBlock : tile.group,
                           tile.mBlock, tile.nBlock, tile.rowLimit);
-    b.create<scf::YieldOp>(loc, ValueRange{kloop.getResult(0)});
+    return kloop.getResult(0);
   }
 
   OpBuilder &b;
