@@ -39,12 +39,20 @@ def layout_for(tokens, align, device):
     return torch.tensor(rows, dtype=torch.int32, device=device)
 
 
+# GPU cycles the stream sleeps between the L2 flush and the timed call (about 2 ms): the call's
+# host work (argument checks, dispatch, the launch) is enqueued meanwhile, so the events time
+# the GPU work alone. Without it a call whose host work outlasts the flush was timed with the
+# GPU idle waiting for the launch (bench/NOTES.md, "The timer counted host time").
+SLEEP_CYCLES = 4_000_000
+
+
 def timed(fn, reps, flush):
     for _ in range(3):
         fn()
     times = []
     for _ in range(reps):
         flush.zero_()
+        torch.cuda._sleep(SLEEP_CYCLES)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         fn()
