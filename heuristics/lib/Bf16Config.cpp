@@ -235,33 +235,21 @@ KernelConfig dgemm::heuristics::selectBf16Config(const Bf16Problem &problem,
 void dgemm::heuristics::applyBf16Overrides(KernelConfig &config,
                                            const ConfigOverrides &o,
                                            const Target &target) {
-  KernelConfig c = config;
   Bf16Problem shape;
-  shape.kind = c.kind;
-  shape.majorA = c.majorA;
-  shape.majorB = c.majorB;
-  shape.dF32 = c.dF32;
-  shape.accumulate = c.accumulate;
+  shape.kind = config.kind;
+  shape.majorA = config.majorA;
+  shape.majorB = config.majorB;
+  shape.dF32 = config.dF32;
+  shape.accumulate = config.accumulate;
   // Only a candidate tile: the bundle holds no other.
-  auto tryTile = [&](int blockM, int blockN) {
-    KernelConfig forced = makeBf16Config(shape, blockM, blockN, target);
-    forced.numSMs = c.numSMs;
-    bool candidate = false;
-    for (const KernelConfig &k : candidateBf16Configs(shape, target))
-      candidate |= k.blockM == blockM && k.blockN == blockN;
-    if (candidate && checkConfig(forced, target).empty())
-      c = forced;
-  };
-  if (o.blockN)
-    tryTile(c.blockM, *o.blockN);
-  if (o.blockM)
-    tryTile(*o.blockM, c.blockN);
-  if (o.stages && *o.stages <= mostStages(c, target)) {
-    KernelConfig forced = c;
-    forced.stages = *o.stages;
-    if (checkConfig(forced, target).empty())
-      c = forced;
-  }
-  c.unsafe = o.unsafe;
-  config = c;
+  const std::vector<KernelConfig> candidates =
+      candidateBf16Configs(shape, target);
+  detail::applyTileOverrides(
+      config, o, target,
+      [&](int blockM, int blockN) -> std::optional<KernelConfig> {
+        for (const KernelConfig &k : candidates)
+          if (k.blockM == blockM && k.blockN == blockN)
+            return makeBf16Config(shape, blockM, blockN, target);
+        return std::nullopt;
+      });
 }

@@ -186,23 +186,9 @@ dgemm::heuristics::candidateMGroupedConfigs(const Target &target, Kind kind) {
 void dgemm::heuristics::applyMGroupedOverrides(KernelConfig &config,
                                                const ConfigOverrides &o,
                                                const Target &target) {
-  KernelConfig c = config;
-  auto tryTile = [&](int blockM, int blockN) {
-    KernelConfig forced = makeMGroupedConfig(blockM, blockN, target, c.kind);
-    forced.numSMs = c.numSMs;
-    if (checkConfig(forced, target).empty())
-      c = forced;
-  };
-  if (o.blockN)
-    tryTile(c.blockM, *o.blockN);
-  if (o.blockM)
-    tryTile(*o.blockM, c.blockN);
-  if (o.stages && *o.stages <= mostStages(c, target)) {
-    KernelConfig forced = c;
-    forced.stages = *o.stages;
-    if (checkConfig(forced, target).empty())
-      c = forced;
-  }
-  c.unsafe = o.unsafe;
-  config = c;
+  const Kind kind = config.kind;
+  detail::applyTileOverrides(config, o, target, [&](int blockM, int blockN) {
+    return std::optional<KernelConfig>(
+        makeMGroupedConfig(blockM, blockN, target, kind));
+  });
 }

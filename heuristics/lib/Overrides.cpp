@@ -67,6 +67,32 @@ std::string dgemm::heuristics::checkOverrides(const ConfigOverrides &o) {
   return "";
 }
 
+void dgemm::heuristics::detail::applyTileOverrides(
+    KernelConfig &config, const ConfigOverrides &o, const Target &target,
+    const std::function<std::optional<KernelConfig>(int, int)> &tile) {
+  KernelConfig c = config;
+  auto tryTile = [&](int blockM, int blockN) {
+    std::optional<KernelConfig> forced = tile(blockM, blockN);
+    if (!forced)
+      return;
+    forced->numSMs = c.numSMs;
+    if (checkConfig(*forced, target).empty())
+      c = *forced;
+  };
+  if (o.blockN)
+    tryTile(c.blockM, *o.blockN);
+  if (o.blockM)
+    tryTile(*o.blockM, c.blockN);
+  if (o.stages && *o.stages <= mostStages(c, target)) {
+    KernelConfig forced = c;
+    forced.stages = *o.stages;
+    if (checkConfig(forced, target).empty())
+      c = forced;
+  }
+  c.unsafe = o.unsafe;
+  config = c;
+}
+
 std::string dgemm::heuristics::applyOverrides(KernelConfig &config,
                                               const ConfigOverrides &o,
                                               const Target &target,

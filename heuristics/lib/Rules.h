@@ -6,7 +6,9 @@
 #include "dgemm/Heuristics/KernelConfig.h"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -57,6 +59,16 @@ inline std::string violation(const char *field, const std::string &rule,
 /// skip_proxy_fence, shared memory within the target.
 std::string checkParameterMapKernel(const KernelConfig &c, const Target &target,
                                     const char *family);
+
+/// The override stages the parameter-map kernels share (the 1D2D and BF16
+/// families): block_n, then block_m, each taken when `tile(block_m,
+/// block_n)` gives a config that passes checkConfig; then the stages, up to
+/// what fits; then the unsafe variants. A rejected override leaves the
+/// config as it was.
+void applyTileOverrides(
+    KernelConfig &config, const ConfigOverrides &overrides,
+    const Target &target,
+    const std::function<std::optional<KernelConfig>(int, int)> &tile);
 
 } // namespace detail
 } // namespace heuristics
