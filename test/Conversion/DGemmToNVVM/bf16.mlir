@@ -1,7 +1,10 @@
 // RUN: dgemm-opt %s -split-input-file --dgemm-select-config --dgemm-lower-to-kernel --dgemm-place-sync --convert-dgemm-to-nvgpu --convert-nvgpu-to-nvvm --convert-dgemm-to-nvvm --canonicalize | FileCheck %s
 
 // The BF16 kernels' WGMMAs and loads. A K block is four m64nNk16 bf16 x bf16
-// WGMMAs chained from the fragment (scale-d 1 from the first), and the
+// WGMMAs: a tile's first block, issued before the block loop, into a fresh
+// fragment (scale-d 0 on its first WGMMA), each later block chained onto the
+// fragment (scale-d 1), with one block left in flight at the end of each
+// iteration (wait_group 1) and none after the loop (wait_group 0). The
 // layout's majorness sets the transpose bits: A "row" and B "col" are
 // K-major, A "col" M-major, B "row" N-major.
 
@@ -14,8 +17,14 @@
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: llvm.fptrunc {{.*}} : vector<2xf32> to vector<2xbf16>
 dgemm.gemm @dense normal nt m = 4096 n = 4096 k = 7168 groups = 1
     : (bf16, bf16) -> bf16
