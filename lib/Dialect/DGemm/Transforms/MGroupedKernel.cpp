@@ -191,8 +191,8 @@ private:
 /// ceil(limit_g / block_m) m-blocks by the n-blocks, in group order, and a
 /// CTA's tile loop carries the group its previous tile was in and the
 /// schedule unit that group starts at (the cursor), walking forward from
-/// there: its units only grow, so all its walks together read each masked_m
-/// once. Walking every group's M_max rows instead gave a decode step's
+/// there: its units only grow, so its walks together step over each group
+/// once (each role also reads all of masked_m once, for the total). Walking every group's M_max rows instead gave a decode step's
 /// (few valid rows of many groups) tiles to only some of the CTAs, the rest
 /// idling through empty tiles.
 class MaskedRows final : public RowMap {
