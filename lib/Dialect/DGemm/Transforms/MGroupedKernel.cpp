@@ -192,9 +192,10 @@ private:
 /// CTA's tile loop carries the group its previous tile was in and the
 /// schedule unit that group starts at (the cursor), walking forward from
 /// there: its units only grow, so its walks together step over each group
-/// once (each role also reads all of masked_m once, for the total). Walking every group's M_max rows instead gave a decode step's
-/// (few valid rows of many groups) tiles to only some of the CTAs, the rest
-/// idling through empty tiles.
+/// once (each role also reads all of masked_m once, for the total). Walking
+/// every group's M_max rows instead gave a decode step's (few valid rows of
+/// many groups) tiles to only some of the CTAs, the rest idling through empty
+/// tiles.
 class MaskedRows final : public RowMap {
 public:
   Value scheduleGroups(Emitter &, KernelOp kernel) const override {
@@ -496,9 +497,8 @@ private:
   /// (a k-grouped group with K_g = 0) stores the zero fragment.
   void buildBf16Math(KernelOp kernel) {
     Emitter e{b, loc};
-    tileLoop(e, kernel, [&](Tile &tile, Value kit0) {
-      return bf16Tile(e, tile, kit0);
-    });
+    tileLoop(e, kernel,
+             [&](Tile &tile, Value kit0) { return bf16Tile(e, tile, kit0); });
   }
 
   /// One tile of the BF16 math role from pipeline iteration `kit0`.
@@ -515,9 +515,9 @@ private:
       b.setInsertionPointToStart(&any.getThenRegion().front());
       Value first = stageOf(kit0);
       Value acc0 = b.create<MmaOp>(loc, accType, first, Value(), 0);
-      auto kloop = b.create<scf::ForOp>(
-          loc, e.i32(1), tile.numKBlocks, e.i32(1),
-          ValueRange{e.add(kit0, e.i32(1)), acc0, first});
+      auto kloop =
+          b.create<scf::ForOp>(loc, e.i32(1), tile.numKBlocks, e.i32(1),
+                               ValueRange{e.add(kit0, e.i32(1)), acc0, first});
       {
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(kloop.getBody());
@@ -571,9 +571,8 @@ private:
     VectorType sfaType = VectorType::get({2}, b.getF32Type());
     Value zeros = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
-    auto kloop =
-        b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
-                             ValueRange{kit0, zeros});
+    auto kloop = b.create<scf::ForOp>(loc, e.i32(0), tile.numKBlocks, e.i32(1),
+                                      ValueRange{kit0, zeros});
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(kloop.getBody());
