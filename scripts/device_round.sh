@@ -36,7 +36,10 @@
 # output to pytest.log) and bench/bench_bf16.py (step bench-bf16, arguments
 # DGEMM_BENCH_BF16_ARGS, time limit DGEMM_BENCH_BF16_TIMEOUT, default 1800 s,
 # DGEMM_BENCH_BF16=0 skips it; output to bench.log), both only where the
-# bundle holds BF16 kernels. DGEMM_WHEEL and DGEMM_BUNDLE_DIR reach the Python tests
+# bundle holds BF16 kernels. DGEMM_RASTER_BANDS (e.g. "0 8 16"): then, per band,
+# bench_bf16.py --quick and bench_kinds.py with DGEMM_RASTER_BAND set (steps
+# bands-B, output to bench.log; the experiment of bench/NOTES.md, "BF16 beside
+# DeepGEMM"). DGEMM_WHEEL and DGEMM_BUNDLE_DIR reach the Python tests
 # (python/tests/test_wheel.py installs and runs that wheel).
 #
 # Runs every step even after a failure; exits nonzero if any failed (a
@@ -276,6 +279,17 @@ elif [ -n "$BUNDLE" ] && [ -f bench/bench_bf16.py ] &&
 else
   skip bench-bf16 "no BF16 kernels in the bundle or no bench/bench_bf16.py"
 fi
+
+# The raster band of the row-mapped launches, band by band (same process
+# order each time; the peers in each process are the reference).
+for band in ${DGEMM_RASTER_BANDS:-}; do
+  [ -n "$BUNDLE" ] || break
+  STEP_TIMEOUT=${DGEMM_BANDS_TIMEOUT:-300} run "bands-$band" "$OUT/bench.log" \
+    env PYTHONPATH=python DGEMM_RUNTIME_LIB="$BUILD/libdgemm_runtime.so" \
+    DGEMM_KERNEL_DIR="$BUNDLE" DGEMM_RASTER_BAND="$band" \
+    bash -c 'python3 bench/bench_bf16.py --quick --reps 30 &&
+             python3 bench/bench_kinds.py --reps 30'
+done
 
 # --- Summary ---------------------------------------------------------------
 {
